@@ -1,0 +1,291 @@
+"""Tournament storage: the SQLAlchemy tables and the engine, SQLite by default, PostgreSQL by URL.
+
+Every write runs in `Database.write`, a transaction that is retried when the database reports a
+conflict with a concurrent one (PostgreSQL serialization failure or deadlock, SQLite busy):
+callers write plain code and never see those errors. On SQLite the file runs in WAL mode with a
+busy timeout, and a write transaction starts with `BEGIN IMMEDIATE`, so two writers queue for the
+lock instead of both reading and then failing to upgrade. On PostgreSQL the service takes a row
+lock (`SELECT ... FOR UPDATE`) on the match it changes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    ForeignKey,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.types import TypeDecorator
+
+from scoring.errors import ScopaError
+
+DEFAULT_DB_PATH = Path("data") / "tournament.sqlite"
+DB_URL_ENV = "SCOPA_TOURNAMENT_DB"
+
+R = TypeVar("R")
+
+
+class UTCDateTime(TypeDecorator):
+    """Timezone-aware UTC datetimes on every backend (SQLite stores them naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("naive datetime stored in the tournament database")
+        return value.astimezone(dt.UTC) if value is not None else None
+
+    def process_result_value(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=dt.UTC)
+        return value
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, dt.datetime: UTCDateTime}
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    date: Mapped[dt.date | None] = mapped_column(Date)
+    rules: Mapped[dict[str, Any]]
+    format: Mapped[str] = mapped_column(String(20))  # "round-robin" | "swiss"
+    groups: Mapped[int] = mapped_column(default=1)
+    swiss_rounds: Mapped[int] = mapped_column(default=0)
+    knockout_size: Mapped[int] = mapped_column(default=0)  # 0: no knockout
+    stage: Mapped[str] = mapped_column(String(20), default="setup")
+    referee_password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class Pair(Base):
+    __tablename__ = "pairs"
+    __table_args__ = (UniqueConstraint("tournament_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    seed: Mapped[int]
+    name: Mapped[str] = mapped_column(String(120))
+    player1: Mapped[str] = mapped_column(String(120), default="")
+    player2: Mapped[str] = mapped_column(String(120), default="")
+    group_index: Mapped[int | None]
+
+
+class Round(Base):
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    number: Mapped[int]
+    stage: Mapped[str] = mapped_column(String(20))  # "group" | "swiss" | "knockout"
+
+
+class Match(Base):
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    position: Mapped[int]  # order in the round; for the knockout, the bracket slot
+    table_number: Mapped[int | None]
+    table_code: Mapped[str | None] = mapped_column(String(32), unique=True)
+    group_index: Mapped[int | None]
+    pair_a_id: Mapped[int] = mapped_column(ForeignKey("pairs.id"))
+    pair_b_id: Mapped[int | None] = mapped_column(ForeignKey("pairs.id"))  # None: a bye
+    # "scheduled" | "in-progress" | "spareggio" | "won" | "bye"
+    status: Mapped[str] = mapped_column(String(20), default="scheduled")
+    score_a: Mapped[int] = mapped_column(default=0)
+    score_b: Mapped[int] = mapped_column(default=0)
+    winner_id: Mapped[int | None] = mapped_column(ForeignKey("pairs.id"))
+    napoleone: Mapped[bool] = mapped_column(Boolean, default=False)
+    hands_counted: Mapped[int] = mapped_column(default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class Hand(Base):
+    """One scored hand; `sides` holds the cards as now counted (after any referee correction)."""
+
+    __tablename__ = "hands"
+    __table_args__ = (
+        UniqueConstraint("match_id", "number"),
+        # The idempotency key: a retried submission finds its hand instead of adding another.
+        UniqueConstraint("match_id", "submission_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), index=True)
+    number: Mapped[int]
+    submission_id: Mapped[str] = mapped_column(String(100))
+    payload_sha256: Mapped[str] = mapped_column(String(64))
+    submitted_by: Mapped[str] = mapped_column(String(40))
+    submitted_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    sides: Mapped[dict[str, Any]]  # {"a": {"cards": [...], "scope": n}, "b": {...}}
+    complement: Mapped[list[Any] | None] = mapped_column(JSON)  # [side, card count] or None
+    missing: Mapped[list[Any]]  # cards absent from a hand scored incomplete
+    result: Mapped[dict[str, Any]]  # the score breakdown, HandResult.to_dict()
+    points_a: Mapped[int]
+    points_b: Mapped[int]
+    recognition: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # reconciliation at the table
+    corrections: Mapped[int] = mapped_column(default=0)  # manual corrections when entered
+    status: Mapped[str] = mapped_column(String(20), default="counted")  # "counted" | "void"
+    review: Mapped[str] = mapped_column(String(20), default="none")  # none|accepted|corrected
+
+
+class PhotoBlob(Base):
+    """Photo bytes, addressed by their SHA-256: a retried upload stores nothing twice."""
+
+    __tablename__ = "photo_blobs"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int]
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class Photo(Base):
+    __tablename__ = "photos"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    hand_id: Mapped[int] = mapped_column(ForeignKey("hands.id"), index=True)
+    side: Mapped[str] = mapped_column(String(8))
+    position: Mapped[int]
+    sha256: Mapped[str] = mapped_column(ForeignKey("photo_blobs.sha256"))
+    filename: Mapped[str] = mapped_column(String(255), default="")
+    recognition: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # PhotoResult.to_dict()
+
+
+class AuditEvent(Base):
+    """Append-only log: who did what, when. Never updated or deleted by the application."""
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), index=True)
+    hand_id: Mapped[int | None] = mapped_column(ForeignKey("hands.id"), index=True)
+    at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    actor: Mapped[str] = mapped_column(String(40))  # "table 3", "referee", "system"
+    action: Mapped[str] = mapped_column(String(40))
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
+def default_url() -> str:
+    """The database URL: $SCOPA_TOURNAMENT_DB, else the SQLite file data/tournament.sqlite."""
+    return os.environ.get(DB_URL_ENV) or f"sqlite:///{DEFAULT_DB_PATH}"
+
+
+class Database:
+    """An engine plus the transaction helpers every service call goes through."""
+
+    RETRIES = 8
+
+    def __init__(self, url: str | None = None, *, echo: bool = False) -> None:
+        self.url = url or default_url()
+        self.engine = _make_engine(self.url, echo=echo)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # Connections of this engine open write transactions with BEGIN IMMEDIATE on SQLite.
+        self._write_sessions = sessionmaker(
+            self.engine.execution_options(scopa_write=True), expire_on_commit=False
+        )
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    def create_schema(self) -> None:
+        """Create the tables that do not exist yet."""
+        Base.metadata.create_all(self.engine)
+
+    def read(self, work: Callable[[Session], R]) -> R:
+        """Run `work` in a read-only transaction."""
+        with self._sessions() as session, session.begin():
+            return work(session)
+
+    def write(self, work: Callable[[Session], R]) -> R:
+        """Run `work` in a write transaction, retried on a conflict with a concurrent one."""
+        for attempt in range(self.RETRIES):
+            try:
+                with self._write_sessions() as session, session.begin():
+                    return work(session)
+            except (OperationalError, DBAPIError) as exc:
+                if attempt == self.RETRIES - 1 or not _is_transient(exc):
+                    raise
+            # Back off with jitter so that the conflicting writers do not collide again.
+            time.sleep(random.uniform(0, 0.01 * 2**attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _is_transient(exc: DBAPIError) -> bool:
+    """Serialization failure or deadlock (PostgreSQL), busy or locked database (SQLite)."""
+    sqlstate = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    if sqlstate in ("40001", "40P01"):
+        return True
+    message = str(exc.orig).lower()
+    return "database is locked" in message or "database is busy" in message
+
+
+def _make_engine(url: str, *, echo: bool) -> Engine:
+    if url.startswith("postgresql://"):
+        # psycopg 3 is the driver the project installs (extra `postgres`).
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    if not url.startswith("sqlite"):
+        try:
+            return create_engine(url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        except ModuleNotFoundError as exc:
+            raise ScopaError(
+                f"database URL {url.split('://')[0]}: driver {exc.name} not installed "
+                "(pip install 'scopa-assistant[postgres]')"
+            ) from exc
+
+    path = url.split("///", 1)[1] if "///" in url else ""
+    if path and path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, echo=echo, connect_args={"timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event below issue BEGIN instead of the sqlite3 module.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        write = connection.get_execution_options().get("scopa_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
