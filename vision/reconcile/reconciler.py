@@ -1,0 +1,1008 @@
+"""From the photos of every side to card sets, a report and a score that says whether it can be trusted.
+
+See the package docstring for the model; this module builds the assignment problem from the
+photos, reads the report off its solution, and decides `determinate` by scoring every plausible
+alternative reading of the photos.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scoring import (
+    CATEGORIES,
+    DECK,
+    Card,
+    HandResult,
+    ProvisionalResult,
+    Rules,
+    ScopaError,
+    SideInput,
+    parse_card,
+    score_hand,
+    score_provisional,
+)
+
+from ..types import DetectedCard, PhotoResult
+from .assignment import EXTRA, AssignmentProblem, Solution, Unit
+from .messages import Advice, make_advice
+
+ACTIONS = ("add", "remove", "move", "confirm")
+CONFLICT_KINDS = ("sides", "photo")
+#: What each detection turned out to be, for drawing it (see `Reconciliation.states`).
+DETECTION_STATES = ("ok", "uncertain", "conflict", "extra")
+_MIN_SIDES, _MAX_SIDES = 2, 4
+# Missing cards that decide the score are named one sentence each up to this many.
+_MISSING_ONE_BY_ONE = 3
+
+
+@dataclass(frozen=True)
+class ReconcileSettings:
+    """The thresholds of reconciliation (the defaults suit the committed models)."""
+
+    #: A card is a possible reading of a detection the detector is sure of when its probability
+    #: is at least this; for a detection of box confidence b the bar is this ** b, so a doubtful
+    #: box is sooner declared extra (not a card).
+    min_card_probability: float = 1e-3
+    #: An alternative reading of the photos at least this likely, relative to the best one,
+    #: makes the cards it changes uncertain (and is scored, to decide `determinate`).
+    uncertain_ratio: float = 0.02
+    #: A detection whose top card has at least this probability but which was given another
+    #: card (because that card is taken elsewhere) is a conflict.
+    conflict_confidence: float = 0.8
+    #: Two detections of one photo whose outlines overlap this much (intersection over union)
+    #: are one card found twice, not two cards.
+    duplicate_iou: float = 0.7
+    #: At most this many combinations of alternative readings are scored; beyond it the score
+    #: is not determinate.
+    max_scenarios: int = 128
+
+
+@dataclass(frozen=True)
+class DetectionRef:
+    """Where a detection is: its side, the photo's position among that side's photos, its index."""
+
+    side: str
+    photo: int
+    detection: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"side": self.side, "photo": self.photo, "detection": self.detection}
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A manual fix, applied as a constraint before the assignment is solved.
+
+    ``add``: the card is in ``side`` (whatever the photos show). ``remove``: it is not in
+    ``side``. ``move``: it is not in ``side`` but in ``to_side``. ``confirm``: the card read in
+    ``side`` is right (its doubt is settled). Later corrections of a card override earlier ones.
+    """
+
+    action: str
+    card: Card
+    side: str
+    to_side: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.action not in ACTIONS:
+            raise ScopaError(
+                f"correction: unknown action {self.action!r} (one of {', '.join(ACTIONS)})"
+            )
+        object.__setattr__(self, "card", parse_card(self.card))
+        if self.action == "move":
+            if self.to_side is None or self.to_side == self.side:
+                raise ScopaError(
+                    f"correction: moving {self.card.code} needs a destination side other than {self.side!r}"
+                )
+        elif self.to_side is not None:
+            raise ScopaError(
+                f"correction: only 'move' takes a destination side, not {self.action!r}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "card": self.card.code,
+            "side": self.side,
+            "to_side": self.to_side,
+        }
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A card that two readings claim: in two sides (``sides``) or twice in one photo (``photo``)."""
+
+    card: Card
+    kind: str
+    #: The sides whose photos claim the card.
+    sides: tuple[str, ...]
+    #: Each claiming detection, with its probability for the card.
+    claims: tuple[tuple[DetectionRef, float], ...]
+    #: The side the assignment gave the card to.
+    owner: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "card": self.card.code,
+            "kind": self.kind,
+            "sides": list(self.sides),
+            "owner": self.owner,
+            "claims": [{**ref.to_dict(), "probability": round(p, 4)} for ref, p in self.claims],
+        }
+
+
+@dataclass(frozen=True)
+class Uncertain:
+    """A card read in a side whose photo could plausibly be read otherwise."""
+
+    side: str
+    card: Card
+    #: Other cards the detection could be, most likely first.
+    alternatives: tuple[Card, ...]
+    #: How likely each alternative reading of the photos is, relative to the chosen one (0..1].
+    odds: tuple[float, ...]
+    #: The same for "this is no card at all" (None: not plausible).
+    not_a_card_odds: float | None
+    detections: tuple[DetectionRef, ...]
+
+    @property
+    def alternative(self) -> Card | None:
+        """The most likely other card, if any."""
+        return self.alternatives[0] if self.alternatives else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "side": self.side,
+            "card": self.card.code,
+            "alternative": self.alternative.code if self.alternative else None,
+            "alternatives": [
+                {"card": c.code, "odds": round(o, 4)}
+                for c, o in zip(self.alternatives, self.odds, strict=True)
+            ],
+            "not_a_card_odds": None
+            if self.not_a_card_odds is None
+            else round(self.not_a_card_odds, 4),
+            "detections": [ref.to_dict() for ref in self.detections],
+        }
+
+
+@dataclass(frozen=True)
+class Extra:
+    """A detection that fits no card: not a card, or a card whose every reading is taken."""
+
+    side: str
+    detections: tuple[DetectionRef, ...]
+    #: The identifier's top card for it, with its probability.
+    best: Card
+    probability: float
+    box_confidence: float
+    #: Cards it could plausibly be after all, most likely first, and their odds.
+    candidates: tuple[Card, ...] = ()
+    odds: tuple[float, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "side": self.side,
+            "detections": [ref.to_dict() for ref in self.detections],
+            "best": self.best.code,
+            "probability": round(self.probability, 4),
+            "box_confidence": round(self.box_confidence, 4),
+            "candidates": [
+                {"card": c.code, "odds": round(o, 4)}
+                for c, o in zip(self.candidates, self.odds, strict=True)
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class ComplementCheck:
+    """Complement mode: the side not photographed, the cards it should have and those left for it."""
+
+    side: str
+    expected: int
+    found: int
+
+    @property
+    def matches(self) -> bool:
+        return self.expected == self.found
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "side": self.side,
+            "expected": self.expected,
+            "found": self.found,
+            "matches": self.matches,
+        }
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """The cards of every side after the joint assignment, what is wrong with them, and the score."""
+
+    rules: Rules
+    #: The final card set of each side (deck order), in the order the sides were given.
+    sides: dict[str, list[Card]]
+    scope: dict[str, int]
+    #: Per side, per photo, per detection: the card it was assigned, or None (extra).
+    assignments: dict[str, list[list[Card | None]]]
+    #: Per side, per photo, per detection: one of DETECTION_STATES.
+    states: dict[str, list[list[str]]]
+    photo_paths: dict[str, list[str | None]]
+    missing: tuple[Card, ...]
+    conflicts: tuple[Conflict, ...]
+    uncertain: tuple[Uncertain, ...]
+    extra: tuple[Extra, ...]
+    complement: ComplementCheck | None
+    corrections: tuple[Correction, ...]
+    #: A HandResult when all 40 cards are placed, else a ProvisionalResult.
+    score: HandResult | ProvisionalResult
+    #: Per category (and "napoleone" when that option is on): could a plausible reading of the
+    #: photos, or a placement of the missing cards, change some side's points in it?
+    at_stake: dict[str, bool]
+    #: Per category at stake: the cards whose reading or placement decides it.
+    deciding: dict[str, tuple[Card, ...]]
+    advice: tuple[Advice, ...]
+    #: True only when nothing the photos leave open can change any side's points.
+    determinate: bool
+
+    @property
+    def complete(self) -> bool:
+        """Every card is placed in a side (and, in complement mode, the count matches)."""
+        return not self.missing and (self.complement is None or self.complement.matches)
+
+    @property
+    def hand(self) -> HandResult:
+        """The score of the cards as placed (partial when cards are missing)."""
+        return self.score if isinstance(self.score, HandResult) else self.score.result
+
+    @property
+    def napoleone(self) -> str | None:
+        return self.hand.napoleone
+
+    def advice_text(self, lang: str = "it") -> list[str]:
+        return [item.text[lang] for item in self.advice]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``scopa score-photos --json``."""
+        return {
+            "rules": self.rules.to_dict(),
+            "sides": {name: side.to_dict() for name, side in self.hand.sides.items()},
+            "reconciliation": {
+                "complete": self.complete,
+                "missing": [card.code for card in self.missing],
+                "conflicts": [item.to_dict() for item in self.conflicts],
+                "uncertain": [item.to_dict() for item in self.uncertain],
+                "extra": [item.to_dict() for item in self.extra],
+                "complement": self.complement.to_dict() if self.complement else None,
+                "corrections": [item.to_dict() for item in self.corrections],
+                "photos": {
+                    side: [
+                        {
+                            "path": path,
+                            "cards": [card.code if card else None for card in cards],
+                            "states": list(states),
+                        }
+                        for path, cards, states in zip(
+                            self.photo_paths[side],
+                            self.assignments[side],
+                            self.states[side],
+                            strict=True,
+                        )
+                    ]
+                    for side in self.assignments
+                },
+            },
+            "provisional": isinstance(self.score, ProvisionalResult),
+            "determinate": self.determinate,
+            "at_stake": dict(self.at_stake),
+            "deciding": {
+                category: [card.code for card in cards] for category, cards in self.deciding.items()
+            },
+            "advice": [item.to_dict() for item in self.advice],
+            "napoleone": self.napoleone,
+        }
+
+
+def reconcile(
+    sides: Mapping[str, Sequence[PhotoResult]],
+    rules: Rules,
+    *,
+    scope: Mapping[str, int] | None = None,
+    complement: tuple[str, int] | None = None,
+    corrections: Sequence[Correction] = (),
+    settings: ReconcileSettings | None = None,
+) -> Reconciliation:
+    """Assign every detection of every photo to the 40 cards jointly, report, and score.
+
+    ``sides`` maps each side's name to its photos' recognition results (any number of photos;
+    none for a side that captured nothing). ``scope`` gives each side's scope (default 0).
+    ``complement=(side, count)``: that side was not photographed and holds the rest of the
+    deck, which the players counted as ``count`` cards; the side may be absent from ``sides``
+    or present with no photos. ``corrections`` are the players' manual fixes.
+    Raises ScopaError on bad input (an unknown side, an impossible scope...).
+    """
+    if not isinstance(rules, Rules):
+        raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
+    return _Reconciler(
+        sides, rules, scope, complement, tuple(corrections), settings or ReconcileSettings()
+    ).run()
+
+
+@dataclass(frozen=True)
+class _World:
+    """One reading of the photos as card sets: what each side holds, and what is missing."""
+
+    cards: dict[str, frozenset[Card]]
+    missing: tuple[Card, ...]
+    #: The sides each missing card may still be in, when not all of them.
+    placements: dict[Card, tuple[str, ...]]
+    #: Complement mode: the cards left for the complement side (None otherwise).
+    complement_found: int | None
+
+    def key(self) -> tuple[Any, ...]:
+        return tuple(sorted((name, tuple(sorted(cards))) for name, cards in self.cards.items()))
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """The score of one world: per category, each side's points when settled, else the deciding cards."""
+
+    score: HandResult | ProvisionalResult
+    settled: dict[str, tuple[int, ...]]
+    deciding: dict[str, frozenset[Card]]
+
+    def differs(self, other: _Verdict, category: str) -> bool:
+        if (category in self.settled) != (category in other.settled):
+            return True
+        if category in self.settled:
+            return self.settled[category] != other.settled[category]
+        return self.deciding[category] != other.deciding[category]
+
+
+@dataclass(frozen=True)
+class _Alternative:
+    option: int
+    #: How much less likely than the best reading, in nats.
+    delta: float
+    solution: Solution
+
+    @property
+    def odds(self) -> float:
+        return math.exp(-self.delta)
+
+
+@dataclass
+class _CardConstraints:
+    """The corrections folded into, per card, the side it must be in and the sides it may not."""
+
+    names: tuple[str, ...]
+    forced: dict[Card, str] = field(default_factory=dict)
+    forbidden: dict[Card, set[str]] = field(default_factory=lambda: defaultdict(set))
+    confirmed: set[tuple[Card, str]] = field(default_factory=set)
+
+    def apply(self, correction: Correction) -> None:
+        card = correction.card
+        for side in (correction.side, correction.to_side):
+            if side is not None and side not in self.names:
+                raise ScopaError(f"correction of {card.code}: unknown side {side!r}")
+        if correction.action in ("remove", "move"):
+            self.forbidden[card].add(correction.side)
+            if self.forced.get(card) == correction.side:
+                del self.forced[card]
+            self.confirmed.discard((card, correction.side))
+        if correction.action in ("add", "confirm", "move"):
+            side = correction.to_side if correction.action == "move" else correction.side
+            self.forced[card] = side
+            self.forbidden[card].discard(side)
+            self.confirmed = {(c, s) for c, s in self.confirmed if c != card}
+            if correction.action == "confirm":
+                self.confirmed.add((card, side))
+        if all(side in self.forbidden[card] for side in self.names):
+            raise ScopaError(f"correction: {card.code} has been removed from every side")
+
+    def allowed(self, side: str, card: Card) -> bool:
+        forced = self.forced.get(card)
+        return (forced is None or forced == side) and side not in self.forbidden.get(card, ())
+
+    def sides_allowed(self, card: Card) -> tuple[str, ...]:
+        return tuple(side for side in self.names if self.allowed(side, card))
+
+
+class _Reconciler:
+    def __init__(
+        self,
+        sides: Mapping[str, Sequence[PhotoResult]],
+        rules: Rules,
+        scope: Mapping[str, int] | None,
+        complement: tuple[str, int] | None,
+        corrections: tuple[Correction, ...],
+        settings: ReconcileSettings,
+    ) -> None:
+        self.rules = rules
+        self.settings = settings
+        self.corrections = corrections
+        self.photos, self.complement = _check_sides(sides, complement)
+        self.names = tuple(self.photos)
+        self.scope = _check_scope(scope, self.names)
+        self.constraints = _CardConstraints(self.names)
+        for correction in corrections:
+            if not isinstance(correction, Correction):
+                raise ScopaError(
+                    f"corrections must be Correction objects, got {type(correction).__name__}"
+                )
+            self.constraints.apply(correction)
+        self.categories = CATEGORIES + (("napoleone",) if rules.napoleone else ())
+        self.units: list[Unit] = []
+        self.members: list[tuple[DetectionRef, ...]] = []
+        self.top: list[tuple[int, float]] = []  # each unit's top card and its probability
+        self.box: list[float] = []
+        self._build_units()
+        self.problem = AssignmentProblem(self.units)
+        #: Units held to their reading in every solve (confirmed by a correction).
+        self.frozen: dict[int, int] = {}
+
+    # -- the assignment problem ------------------------------------------------------------
+
+    def _build_units(self) -> None:
+        floor = -math.log(self.settings.min_card_probability)
+        photo_id = 0
+        for side_index, name in enumerate(self.names):
+            allowed = np.array([self.constraints.allowed(name, card) for card in DECK])
+            for photo_index, photo in enumerate(self.photos[name]):
+                for group in _duplicate_groups(photo.cards, self.settings.duplicate_iou):
+                    detections = [photo.cards[i] for i in group]
+                    probs = np.mean([_probs_of(d, name, photo_index) for d in detections], axis=0)
+                    probs = probs / probs.sum()
+                    costs = -np.log(np.clip(probs, 1e-12, None))
+                    box = float(np.clip(max(d.box_confidence for d in detections), 0.0, 1.0))
+                    extra_cost = box * floor
+                    order = np.argsort(costs, kind="stable")
+                    options = tuple(int(c) for c in order if costs[c] < extra_cost and allowed[c])
+                    self.units.append(Unit(side_index, photo_id, costs, extra_cost, options))
+                    self.members.append(tuple(DetectionRef(name, photo_index, i) for i in group))
+                    self.top.append((int(order[0]), float(probs[order[0]])))
+                    self.box.append(box)
+                photo_id += 1
+
+    def _solve(self, fixed: Mapping[int, int]) -> Solution | None:
+        return self.problem.solve({**self.frozen, **fixed})
+
+    # -- worlds and their scores -------------------------------------------------------------
+
+    def _world(self, choice: Sequence[int]) -> _World:
+        held: dict[str, set[Card]] = {name: set() for name in self.names}
+        for card, side in self.constraints.forced.items():
+            held[side].add(card)
+        for unit, option in zip(self.units, choice, strict=True):
+            if option != EXTRA:
+                held[self.names[unit.side]].add(DECK[option])
+        found = None
+        if self.complement is not None:
+            side, expected = self.complement
+            taken = set().union(*(cards for name, cards in held.items() if name != side))
+            rest = {
+                card for card in DECK if card not in taken and self.constraints.allowed(side, card)
+            }
+            found = len(rest)
+            if found == expected:
+                held[side] = rest
+            # Otherwise the photos or the count are wrong: the cards left stay missing.
+        placed = set().union(*held.values())
+        missing = tuple(card for card in DECK if card not in placed)
+        placements = {}
+        for card in missing:
+            allowed = self.constraints.sides_allowed(card)
+            if len(allowed) < len(self.names):
+                placements[card] = allowed
+        return _World(
+            {name: frozenset(cards) for name, cards in held.items()}, missing, placements, found
+        )
+
+    def _verdict(self, world: _World) -> _Verdict:
+        inputs = {name: SideInput(world.cards[name], self.scope[name]) for name in self.names}
+        if not world.missing:
+            hand = score_hand(inputs, self.rules)
+            settled = {c: tuple(hand.sides[n].points[c] for n in self.names) for c in CATEGORIES}
+            if self.rules.napoleone:
+                settled["napoleone"] = tuple(int(hand.napoleone == n) for n in self.names)
+            return _Verdict(hand, settled, {})
+        provisional = score_provisional(inputs, self.rules, placements=world.placements or None)
+        settled = {
+            c: tuple(points[n] for n in self.names) for c, points in provisional.settled.items()
+        }
+        deciding = {c: frozenset(provisional.deciding[c]) for c in CATEGORIES if c not in settled}
+        if self.rules.napoleone:
+            if provisional.napoleone_at_stake:
+                deciding["napoleone"] = frozenset(provisional.napoleone_deciding)
+            else:
+                settled["napoleone"] = tuple(
+                    int(provisional.result.napoleone == n) for n in self.names
+                )
+        return _Verdict(provisional, settled, deciding)
+
+    # -- the report ------------------------------------------------------------------------
+
+    def _conflicts(self, base: Solution) -> tuple[list[Conflict], dict[int, int]]:
+        """Confident readings the joint assignment overruled, grouped by card."""
+        holders: dict[int, list[int]] = defaultdict(list)
+        for index, option in enumerate(base.choice):
+            if option != EXTRA:
+                holders[option].append(index)
+        overruled: dict[int, int] = {}
+        for index, unit in enumerate(self.units):
+            card, probability = self.top[index]
+            if (
+                probability >= self.settings.conflict_confidence
+                and base.choice[index] != card
+                and card in unit.options  # not settled by a correction
+                and index not in self.frozen
+                and holders[card]
+            ):
+                overruled[index] = card
+        by_card: dict[int, list[int]] = defaultdict(list)
+        for index, card in overruled.items():
+            by_card[card].append(index)
+        conflicts = []
+        for card, losers in sorted(by_card.items()):
+            winner = holders[card][0]
+            claimants = sorted({winner, *holders[card], *losers})
+            other_side = any(self.units[i].side != self.units[winner].side for i in losers)
+            side_names = [self.names[s] for s in sorted({self.units[i].side for i in claimants})]
+            claims = tuple(
+                (ref, float(math.exp(-self.units[i].costs[card])))
+                for i in claimants
+                for ref in self.members[i]
+            )
+            conflicts.append(
+                Conflict(
+                    card=DECK[card],
+                    kind="sides" if other_side else "photo",
+                    sides=tuple(side_names),
+                    claims=claims,
+                    owner=self.names[self.units[winner].side],
+                )
+            )
+        return conflicts, overruled
+
+    def _alternatives(self, base: Solution) -> dict[int, list[_Alternative]]:
+        """Per unit: its other readings whose best joint assignment is within the doubt margin.
+
+        A joint reading that differs from the best one costs the sum of the changes of the
+        units it changes, each positive; so a reading within the margin changes some unit to an
+        option within the margin on its own. Only those options need the exact re-solve.
+        """
+        margin = -math.log(self.settings.uncertain_ratio)
+        found: dict[int, list[_Alternative]] = {}
+        for index, unit in enumerate(self.units):
+            if index in self.frozen:
+                continue
+            current = base.choice[index]
+            for option in (*unit.options, EXTRA):
+                if option == current or unit.cost(option) - unit.cost(current) > margin:
+                    continue
+                solution = self._solve({index: option})
+                if solution is not None and solution.cost - base.cost <= margin:
+                    found.setdefault(index, []).append(
+                        _Alternative(option, solution.cost - base.cost, solution)
+                    )
+        for alternatives in found.values():
+            alternatives.sort(key=lambda alt: alt.delta)
+        return found
+
+    # -- everything together ---------------------------------------------------------------
+
+    def run(self) -> Reconciliation:
+        base = self._solve({})
+        if base is None:  # unreachable: every unit may always be extra
+            raise RuntimeError("the assignment has no solution")
+        self.frozen = {
+            index: option
+            for index, option in enumerate(base.choice)
+            if option != EXTRA
+            and (DECK[option], self.names[self.units[index].side]) in self.constraints.confirmed
+        }
+        base_world = self._world(base.choice)
+        base_verdict = self._verdict(base_world)
+        conflicts, overruled = self._conflicts(base)
+        alternatives = self._alternatives(base)
+        for index, card in overruled.items():
+            if not any(alt.option == card for alt in alternatives.get(index, ())):
+                solution = self._solve({index: card})
+                if solution is not None:
+                    alternatives.setdefault(index, []).append(
+                        _Alternative(card, solution.cost - base.cost, solution)
+                    )
+
+        complement_check = None
+        if self.complement is not None:
+            complement_check = ComplementCheck(
+                self.complement[0], self.complement[1], base_world.complement_found
+            )
+
+        at_stake = {category: category not in base_verdict.settled for category in self.categories}
+        deciding: dict[str, set[Card]] = defaultdict(set)
+        for category, cards in base_verdict.deciding.items():
+            deciding[category] |= cards
+        unit_categories: dict[int, set[str]] = defaultdict(set)
+        alternative_categories: dict[tuple[int, int], set[str]] = defaultdict(set)
+        combinations = math.prod(len(alts) + 1 for alts in alternatives.values())
+        exhaustive = combinations <= self.settings.max_scenarios
+        seen_worlds = {base_world.key()}
+        for changed, solution in self._scenarios(base, alternatives, exhaustive):
+            if solution is None:
+                continue
+            world = self._world(solution.choice)
+            if world.key() in seen_worlds:
+                continue
+            seen_worlds.add(world.key())
+            if (
+                complement_check is not None
+                and complement_check.matches
+                and world.complement_found != complement_check.expected
+            ):
+                continue  # contradicts the cards the players counted
+            try:
+                verdict = self._verdict(world)
+            except ScopaError:
+                continue  # a reading in which some side's scope is impossible
+            for category in self.categories:
+                if category not in verdict.settled:
+                    at_stake[category] = True
+                    deciding[category] |= verdict.deciding[category]
+                if verdict.differs(base_verdict, category):
+                    at_stake[category] = True
+                    for index, option in changed.items():
+                        unit_categories[index].add(category)
+                        alternative_categories[index, option].add(category)
+                        for card_index in (base.choice[index], option):
+                            if card_index != EXTRA:
+                                deciding[category].add(DECK[card_index])
+
+        uncertain, extra = self._doubts(base, alternatives, overruled)
+        advice = self._advice(
+            base,
+            base_verdict,
+            conflicts,
+            overruled,
+            alternatives,
+            alternative_categories,
+            complement_check,
+            exhaustive,
+        )
+        determinate = (
+            not conflicts
+            and exhaustive
+            and (complement_check is None or complement_check.matches)
+            and not any(at_stake.values())
+        )
+        assignments, states = self._per_detection(base, conflicts, uncertain, extra, overruled)
+        return Reconciliation(
+            rules=self.rules,
+            sides={name: sorted(base_world.cards[name]) for name in self.names},
+            scope=dict(self.scope),
+            assignments=assignments,
+            states=states,
+            photo_paths={name: [photo.path for photo in self.photos[name]] for name in self.names},
+            missing=base_world.missing,
+            conflicts=tuple(conflicts),
+            uncertain=tuple(uncertain),
+            extra=tuple(extra),
+            complement=complement_check,
+            corrections=self.corrections,
+            score=base_verdict.score,
+            at_stake=at_stake,
+            deciding={c: tuple(sorted(deciding[c])) for c in self.categories if at_stake[c]},
+            advice=tuple(advice),
+            determinate=determinate,
+        )
+
+    def _scenarios(
+        self, base: Solution, alternatives: Mapping[int, list[_Alternative]], exhaustive: bool
+    ) -> Iterable[tuple[dict[int, int], Solution | None]]:
+        """Every combination of the plausible alternative readings (each unit changed or not).
+
+        Units with doubts may all be wrong at once, so their alternatives are combined, each
+        combination solved with those units held. Past ``max_scenarios`` combinations, only
+        one change at a time is scored (and the score is not determinate).
+        """
+        varied = sorted(alternatives)
+        if not exhaustive:
+            for index in varied:
+                for alt in alternatives[index]:
+                    yield {index: alt.option}, alt.solution
+            return
+        choices = [
+            [base.choice[index]] + [alt.option for alt in alternatives[index]] for index in varied
+        ]
+        for combination in itertools.product(*choices):
+            changed = {
+                index: option
+                for index, option in zip(varied, combination, strict=True)
+                if option != base.choice[index]
+            }
+            if not changed:
+                continue
+            if len(changed) == 1 and len(varied) == 1:
+                ((index, option),) = changed.items()
+                yield (
+                    changed,
+                    next(alt.solution for alt in alternatives[index] if alt.option == option),
+                )
+                continue
+            yield changed, self._solve(dict(zip(varied, combination, strict=True)))
+
+    def _doubts(
+        self,
+        base: Solution,
+        alternatives: Mapping[int, list[_Alternative]],
+        overruled: Mapping[int, int],
+    ) -> tuple[list[Uncertain], list[Extra]]:
+        uncertain: list[Uncertain] = []
+        extra: list[Extra] = []
+        for index, option in enumerate(base.choice):
+            if index in overruled:
+                continue  # reported as a conflict
+            side = self.names[self.units[index].side]
+            alts = alternatives.get(index, [])
+            cards = [alt for alt in alts if alt.option != EXTRA]
+            if option == EXTRA:
+                best, probability = self.top[index]
+                extra.append(
+                    Extra(
+                        side=side,
+                        detections=self.members[index],
+                        best=DECK[best],
+                        probability=probability,
+                        box_confidence=self.box[index],
+                        candidates=tuple(DECK[alt.option] for alt in cards),
+                        odds=tuple(alt.odds for alt in cards),
+                    )
+                )
+            elif alts:
+                not_a_card = next((alt.odds for alt in alts if alt.option == EXTRA), None)
+                uncertain.append(
+                    Uncertain(
+                        side=side,
+                        card=DECK[option],
+                        alternatives=tuple(DECK[alt.option] for alt in cards),
+                        odds=tuple(alt.odds for alt in cards),
+                        not_a_card_odds=not_a_card,
+                        detections=self.members[index],
+                    )
+                )
+        return uncertain, extra
+
+    def _advice(
+        self,
+        base: Solution,
+        base_verdict: _Verdict,
+        conflicts: Sequence[Conflict],
+        overruled: Mapping[int, int],
+        alternatives: Mapping[int, list[_Alternative]],
+        alternative_categories: Mapping[tuple[int, int], set[str]],
+        complement_check: ComplementCheck | None,
+        exhaustive: bool,
+    ) -> list[Advice]:
+        advice = []
+        for conflict in conflicts:
+            if conflict.kind == "sides":
+                advice.append(
+                    make_advice(
+                        "reconcile.conflict_sides", card=conflict.card, sides=conflict.sides
+                    )
+                )
+            else:
+                ref = conflict.claims[0][0]
+                advice.append(
+                    make_advice(
+                        "reconcile.conflict_photo",
+                        card=conflict.card,
+                        side=ref.side,
+                        photo=ref.photo + 1,
+                    )
+                )
+        if complement_check is not None and not complement_check.matches:
+            advice.append(
+                make_advice(
+                    "reconcile.complement_mismatch",
+                    side=complement_check.side,
+                    expected=complement_check.expected,
+                    found=complement_check.found,
+                )
+            )
+        if not exhaustive:
+            advice.append(make_advice("reconcile.too_many_doubts"))
+        for index in sorted(alternatives):
+            if index in overruled:
+                continue
+            deciding_alts = [
+                alt
+                for alt in alternatives[index]
+                if alternative_categories.get((index, alt.option))
+            ]
+            if not deciding_alts:
+                continue
+            # Name the most likely alternative that matters, preferring another card.
+            alt = next((a for a in deciding_alts if a.option != EXTRA), deciding_alts[0])
+            categories = self._ordered(alternative_categories[index, alt.option])
+            ref = self.members[index][0]
+            where = {"side": ref.side, "photo": ref.photo + 1}
+            current = base.choice[index]
+            if current == EXTRA:
+                advice.append(
+                    make_advice(
+                        "reconcile.maybe_a_card",
+                        alternative=DECK[alt.option],
+                        categories=categories,
+                        **where,
+                    )
+                )
+            elif alt.option == EXTRA:
+                advice.append(
+                    make_advice(
+                        "reconcile.maybe_not_a_card",
+                        card=DECK[current],
+                        categories=categories,
+                        **where,
+                    )
+                )
+            else:
+                advice.append(
+                    make_advice(
+                        "reconcile.uncertain_card",
+                        card=DECK[current],
+                        alternative=DECK[alt.option],
+                        categories=categories,
+                        **where,
+                    )
+                )
+        by_card: dict[Card, set[str]] = defaultdict(set)
+        for category, cards in base_verdict.deciding.items():
+            for card in cards:
+                by_card[card].add(category)
+        if 0 < len(by_card) <= _MISSING_ONE_BY_ONE:
+            for card in sorted(by_card):
+                advice.append(
+                    make_advice(
+                        "reconcile.missing_card", card=card, categories=self._ordered(by_card[card])
+                    )
+                )
+        elif by_card:
+            every = set().union(*by_card.values())
+            advice.append(
+                make_advice(
+                    "reconcile.missing_cards",
+                    cards=sorted(by_card),
+                    categories=self._ordered(every),
+                )
+            )
+        return advice
+
+    def _ordered(self, categories: Iterable[str]) -> list[str]:
+        chosen = set(categories)
+        return [category for category in self.categories if category in chosen]
+
+    def _per_detection(
+        self,
+        base: Solution,
+        conflicts: Sequence[Conflict],
+        uncertain: Sequence[Uncertain],
+        extra: Sequence[Extra],
+        overruled: Mapping[int, int],
+    ) -> tuple[dict[str, list[list[Card | None]]], dict[str, list[list[str]]]]:
+        assignments = {
+            name: [[None] * len(photo.cards) for photo in self.photos[name]] for name in self.names
+        }
+        states = {
+            name: [["ok"] * len(photo.cards) for photo in self.photos[name]] for name in self.names
+        }
+        for index, option in enumerate(base.choice):
+            for ref in self.members[index]:
+                assignments[ref.side][ref.photo][ref.detection] = (
+                    None if option == EXTRA else DECK[option]
+                )
+        marks = [(item.detections, "extra") for item in extra] + [
+            (item.detections, "uncertain") for item in uncertain
+        ]
+        marks += [(tuple(ref for ref, _ in item.claims), "conflict") for item in conflicts]
+        for refs, state in marks:
+            for ref in refs:
+                states[ref.side][ref.photo][ref.detection] = state
+        return assignments, states
+
+
+def _check_sides(
+    sides: Mapping[str, Sequence[PhotoResult]], complement: tuple[str, int] | None
+) -> tuple[dict[str, list[PhotoResult]], tuple[str, int] | None]:
+    if not isinstance(sides, Mapping):
+        raise ScopaError(
+            f"sides must map each side's name to its photos, got {type(sides).__name__}"
+        )
+    photos: dict[str, list[PhotoResult]] = {}
+    for name, results in sides.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ScopaError(f"side names must be non-empty text, got {name!r}")
+        if isinstance(results, PhotoResult) or not isinstance(results, Sequence):
+            raise ScopaError(f"side {name!r}: expected a list of photo results")
+        photos[name] = list(results)
+    if complement is not None:
+        if not (isinstance(complement, tuple | list) and len(complement) == 2):
+            raise ScopaError(f"complement must be (side, card count), got {complement!r}")
+        side, count = complement
+        if not isinstance(side, str) or not side.strip():
+            raise ScopaError(f"complement: side names must be non-empty text, got {side!r}")
+        if type(count) is not int or not 0 <= count <= len(DECK):
+            raise ScopaError(
+                f"complement: side {side!r} card count must be an integer from 0 to 40, got {count!r}"
+            )
+        if photos.get(side):
+            raise ScopaError(
+                f"complement: side {side!r} is the side not photographed, but it has photos"
+            )
+        photos.setdefault(side, [])
+        complement = (side, count)
+    if not _MIN_SIDES <= len(photos) <= _MAX_SIDES:
+        raise ScopaError(f"a hand has 2 to 4 sides, got {len(photos)}")
+    return photos, complement
+
+
+def _check_scope(scope: Mapping[str, int] | None, names: Sequence[str]) -> dict[str, int]:
+    scope = dict(scope or {})
+    for name, value in scope.items():
+        if name not in names:
+            raise ScopaError(f"scope: unknown side {name!r} (sides: {', '.join(names)})")
+        if type(value) is not int or value < 0:
+            raise ScopaError(f"scope: side {name!r} needs a non-negative integer, got {value!r}")
+    return {name: scope.get(name, 0) for name in names}
+
+
+def _probs_of(detection: DetectedCard, side: str, photo: int) -> np.ndarray:
+    probs = np.asarray(detection.probs, dtype=float)
+    if (
+        probs.shape != (len(DECK),)
+        or not np.all(np.isfinite(probs))
+        or probs.min() < 0
+        or probs.sum() <= 0
+    ):
+        raise ValueError(
+            f"side {side!r}, photo {photo + 1}: a detection's probabilities are not a 40-card distribution"
+        )
+    return probs / probs.sum()
+
+
+def _duplicate_groups(cards: Sequence[DetectedCard], min_iou: float) -> list[list[int]]:
+    """Detections of one photo grouped by outlines overlapping at least ``min_iou`` (one card)."""
+    parent = list(range(len(cards)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    hulls = [
+        cv2.convexHull(np.asarray(card.quad, dtype=np.float32).reshape(-1, 1, 2)) for card in cards
+    ]
+    areas = [cv2.contourArea(hull) for hull in hulls]
+    boxes = [(hull[:, 0].min(0), hull[:, 0].max(0)) for hull in hulls]
+    for i, j in itertools.combinations(range(len(cards)), 2):
+        (lo_i, hi_i), (lo_j, hi_j) = boxes[i], boxes[j]
+        if np.any(np.minimum(hi_i, hi_j) <= np.maximum(lo_i, lo_j)):
+            continue  # bounding boxes apart: no overlap
+        inter, _ = cv2.intersectConvexConvex(hulls[i], hulls[j])
+        union = areas[i] + areas[j] - inter
+        if union > 0 and inter / union >= min_iou:
+            parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(cards)):
+        groups[root(i)].append(i)
+    return list(groups.values())
