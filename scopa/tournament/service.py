@@ -140,6 +140,15 @@ class TournamentService:
         self.throttle.succeed(key)
         return RefereeDesk(self, tournament_id)
 
+    def local_referee(self, tournament_id: int) -> RefereeDesk:
+        """The referee's desk without a password, for the command line.
+
+        Whoever runs `scopa` with the database URL already holds every row; the password guards
+        the pages, which anyone on the network can open.
+        """
+        self.tournament(tournament_id)
+        return RefereeDesk(self, tournament_id)
+
     def table(self, code: str, *, client: str = "") -> TableDesk:
         """The desk of the match that `code` opens; AccessDenied (after a delay) if none does."""
         normalized = normalize_table_code(code)
@@ -252,6 +261,10 @@ class RefereeDesk:
         self._service = service
         self._db = service.db
         self.tournament_id = tournament_id
+
+    @property
+    def service(self) -> TournamentService:
+        return self._service
 
     def info(self) -> TournamentInfo:
         return self._service.tournament(self.tournament_id)
@@ -489,6 +502,18 @@ class RefereeDesk:
 
     def hand(self, hand_id: int) -> HandView:
         return self._db.read(lambda s: _hand_view(s, self._hand(s, hand_id)[0]))
+
+    def all_hands(self) -> list[tuple[MatchView, HandView]]:
+        """Every hand of the tournament (void ones too), in round, table and hand order."""
+
+        def work(session: Session) -> list[tuple[MatchView, HandView]]:
+            return [
+                (match, hand)
+                for match in _match_views(session, self.tournament_id, None)
+                for hand in _hand_views(session, match.id)
+            ]
+
+        return self._db.read(work)
 
     def photo(self, photo_id: int) -> bytes:
         def work(session: Session) -> bytes:

@@ -1,0 +1,302 @@
+"""Verification: what do a hand's stored photos say, and does the recorded score agree?
+
+For each hand checked, the stored photos are read back (their SHA-256 checked against the one
+recorded at submission), recognised again, and reconciled with the recorded scope and without
+any of the table's manual corrections; the hand is then scored as those photos show it. A hand
+is listed when:
+
+- `score-differs`: the photos give other points than those recorded;
+- `inconclusive`: the photos miss cards that can change the score, so they cannot confirm it;
+- `corrected`: the table corrected the recognition by hand when entering it;
+- `incomplete`: it was scored with cards missing (that could not change the score);
+- `no-photos`: it has no photos to check against;
+- `photo-altered` / `photo-unreadable`: a stored photo no longer matches its SHA-256, or cannot
+  be decoded.
+
+Recognition and reconciliation are injectable (`recognize`, `reconcile`) so that the logic is
+tested without the models; by default they are `vision.get_recognizer(...).recognize` and
+`vision.reconcile.reconcile`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from scoring import Card, SideInput
+from scoring.errors import ScopaError
+
+from .db import AuditEvent, Database, Hand, Match, Photo, PhotoBlob
+from .records import SIDES, HandView, MatchView
+from .service import _get_tournament, _hand_view, _match_view, _pairs, _rules, _score
+
+Recognizer = Callable[[bytes], Any]  # photo bytes -> vision.PhotoResult
+Reconciler = Callable[..., Any]  # vision.reconcile.reconcile
+
+FINDING_KINDS = (
+    "score-differs",
+    "inconclusive",
+    "corrected",
+    "incomplete",
+    "no-photos",
+    "photo-altered",
+    "photo-unreadable",
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reason a hand is listed; `details` holds the data behind `message`."""
+
+    kind: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "details": self.details}
+
+
+@dataclass(frozen=True)
+class HandCheck:
+    """The verification of one hand."""
+
+    hand: HandView
+    match: MatchView
+    findings: tuple[Finding, ...]
+    photo_cards: dict[str, list[str]] | None = None  # per side, as the photos show them
+    photo_points: dict[str, int] | None = None  # None when the photos cannot tell
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.findings)
+
+    def kinds(self) -> list[str]:
+        return [finding.kind for finding in self.findings]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hand_id": self.hand.id,
+            "match_id": self.match.id,
+            "round": self.match.round_number,
+            "table": self.match.table_number,
+            "pair_a": self.match.pair_a.name,
+            "pair_b": self.match.pair_b.name if self.match.pair_b else None,
+            "hand": self.hand.number,
+            "review": self.hand.review,
+            "recorded_points": self.hand.points,
+            "photo_points": self.photo_points,
+            "photo_cards": self.photo_cards,
+            "findings": [finding.to_dict() for finding in self.findings],
+        }
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    checks: list[HandCheck]
+
+    @property
+    def flagged(self) -> list[HandCheck]:
+        return [check for check in self.checks if check.flagged]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hands_checked": len(self.checks),
+            "hands_flagged": len(self.flagged),
+            "flagged": [check.to_dict() for check in self.flagged],
+        }
+
+
+def verify(
+    db: Database,
+    tournament_id: int,
+    *,
+    match_id: int | None = None,
+    hand_id: int | None = None,
+    recognize: Recognizer | None = None,
+    reconcile: Reconciler | None = None,
+    deck: str = "napoletane",
+) -> VerificationReport:
+    """Verify one hand, one match, or (neither given) every counted hand of the tournament."""
+    hands = db.read(lambda s: _load(s, tournament_id, match_id, hand_id))
+    if hands and recognize is None:
+        from vision import get_recognizer
+
+        recognize = get_recognizer(deck=deck).recognize
+    if hands and reconcile is None:
+        from vision.reconcile import reconcile as default_reconcile
+
+        reconcile = default_reconcile
+    checks = [_check(item, recognize, reconcile) for item in hands]
+    return VerificationReport(checks=checks)
+
+
+@dataclass
+class _Loaded:
+    hand: HandView
+    match: MatchView
+    rules: Any
+    photos: list[tuple[Photo, bytes]]
+    corrections: list[dict[str, Any]]
+
+
+def _load(
+    session: Session, tournament_id: int, match_id: int | None, hand_id: int | None
+) -> list[_Loaded]:
+    _get_tournament(session, tournament_id)
+    rules = _rules(session, tournament_id)
+    pairs = _pairs(session, tournament_id)
+    query = (
+        select(Hand, Match)
+        .join(Match, Hand.match_id == Match.id)
+        .where(Match.tournament_id == tournament_id, Hand.status == "counted")
+        .order_by(Match.round_id, Match.position, Hand.number)
+    )
+    if match_id is not None:
+        query = query.where(Match.id == match_id)
+    if hand_id is not None:
+        query = query.where(Hand.id == hand_id)
+    rows = session.execute(query).all()
+    if hand_id is not None and not rows:
+        raise ScopaError(f"hand {hand_id}: no counted hand with this id in the tournament")
+    if match_id is not None and session.get(Match, match_id) is None:
+        raise ScopaError(f"match {match_id}: no such match")
+    loaded = []
+    for hand, match in rows:
+        photos = session.execute(
+            select(Photo, PhotoBlob.data)
+            .join(PhotoBlob, Photo.sha256 == PhotoBlob.sha256)
+            .where(Photo.hand_id == hand.id)
+            .order_by(Photo.position)
+        ).all()
+        corrections = [
+            event.details
+            for event in session.scalars(
+                select(AuditEvent)
+                .where(AuditEvent.hand_id == hand.id, AuditEvent.action == "correction")
+                .order_by(AuditEvent.id)
+            )
+        ]
+        loaded.append(
+            _Loaded(
+                hand=_hand_view(session, hand),
+                match=_match_view(session, match, pairs),
+                rules=rules,
+                photos=[(photo, data) for photo, data in photos],
+                corrections=corrections,
+            )
+        )
+    return loaded
+
+
+def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | None) -> HandCheck:
+    hand = item.hand
+    findings: list[Finding] = []
+    if hand.corrections:
+        findings.append(
+            Finding(
+                "corrected",
+                f"entered with {hand.corrections} manual correction(s) of the recognition",
+                {"corrections": item.corrections},
+            )
+        )
+    if hand.missing:
+        findings.append(
+            Finding(
+                "incomplete",
+                f"scored with {len(hand.missing)} card(s) missing: {', '.join(hand.missing)}",
+                {"missing": hand.missing},
+            )
+        )
+    if not item.photos:
+        findings.append(Finding("no-photos", "no photos stored for this hand"))
+        return HandCheck(hand=hand, match=item.match, findings=tuple(findings))
+
+    by_side: dict[str, list[Any]] = {side: [] for side in SIDES}
+    for photo, data in item.photos:
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != photo.sha256:
+            findings.append(
+                Finding(
+                    "photo-altered",
+                    f"photo {photo.position + 1} ({photo.side}) no longer matches its SHA-256",
+                    {"photo_id": photo.id, "recorded": photo.sha256, "actual": actual},
+                )
+            )
+            continue
+        try:
+            by_side[photo.side].append(recognize(data))
+        except ScopaError as exc:
+            findings.append(
+                Finding(
+                    "photo-unreadable",
+                    f"photo {photo.position + 1} ({photo.side}): {exc}",
+                    {"photo_id": photo.id},
+                )
+            )
+
+    scope = {side: int(hand.sides[side]["scope"]) for side in SIDES}
+    reconciliation = reconcile(by_side, item.rules, scope=scope, complement=hand.complement)
+    photo_cards = {
+        side: sorted(_code(card) for card in reconciliation.sides.get(side, ())) for side in SIDES
+    }
+    inputs = {
+        side: SideInput(
+            cards=frozenset(Card.parse(c) for c in photo_cards[side]), scope=scope[side]
+        )
+        for side in SIDES
+    }
+    differences = _card_differences(hand.sides, photo_cards)
+    try:
+        photo_points: dict[str, int] | None = _score(inputs, item.rules).points
+    except ScopaError as exc:
+        photo_points = None
+        findings.insert(
+            0,
+            Finding(
+                "inconclusive",
+                f"the photos cannot confirm the score: {exc}",
+                {"differences": differences},
+            ),
+        )
+    if photo_points is not None and photo_points != hand.points:
+        findings.insert(
+            0,
+            Finding(
+                "score-differs",
+                "recorded {ra}-{rb}, the photos show {pa}-{pb}".format(
+                    ra=hand.points_a, rb=hand.points_b, pa=photo_points["a"], pb=photo_points["b"]
+                ),
+                {"recorded": hand.points, "photos": photo_points, "differences": differences},
+            ),
+        )
+    return HandCheck(
+        hand=hand,
+        match=item.match,
+        findings=tuple(findings),
+        photo_cards=photo_cards,
+        photo_points=photo_points,
+    )
+
+
+def _code(card: Card | str) -> str:
+    return card.code if isinstance(card, Card) else Card.parse(card).code
+
+
+def _card_differences(
+    recorded: Mapping[str, Mapping[str, Any]], photos: Mapping[str, Sequence[str]]
+) -> dict[str, dict[str, list[str]]]:
+    """Per side: cards recorded but not in the photos ("recorded_only") and the reverse."""
+    result = {}
+    for side in SIDES:
+        on_record = set(recorded[side]["cards"])
+        seen = set(photos[side])
+        result[side] = {
+            "recorded_only": sorted(on_record - seen, key=lambda c: Card.parse(c).index),
+            "photos_only": sorted(seen - on_record, key=lambda c: Card.parse(c).index),
+        }
+    return result

@@ -1,0 +1,54 @@
+"""Helpers for the tournament tests: hands with known scores, quick ways to play a match."""
+
+from __future__ import annotations
+
+import uuid
+
+from scopa.tournament import HandSubmission, MatchView, TournamentService
+from scoring import DECK
+
+PASSWORD = "arbitro-2024"
+
+# With torneo-assi rules: the side holding the even-index cards (1D, 3D, ... 9B) scores
+# primiera + settebello = 2, the other side 0; scope add to that.
+EVEN = [card.code for card in DECK if card.index % 2 == 0]
+ODD = [card.code for card in DECK if card.index % 2 == 1]
+# Nine denari in a run, the four sevens and the coppe but the sette: 13 points to nothing.
+BIG = [f"{rank}D" for rank in range(1, 10)] + ["7C", "7S", "7B"]
+BIG += [f"{rank}C" for rank in (1, 2, 3, 4, 5, 6, 8, 9, 10)]
+REST_OF_BIG = [code for code in (c.code for c in DECK) if code not in BIG]
+
+
+def sides(a_cards: list[str], a_scope: int = 0, b_scope: int = 0) -> dict:
+    """Both sides of a full hand: `a_cards` to side a, every other card to side b."""
+    b_cards = [card.code for card in DECK if card.code not in set(a_cards)]
+    return {
+        "a": {"cards": list(a_cards), "scope": a_scope},
+        "b": {"cards": b_cards, "scope": b_scope},
+    }
+
+
+def small_hand(winner: str = "a", scope: int = 0) -> dict:
+    """A hand worth 2 + scope to `winner` and 0 to the other side."""
+    if winner == "a":
+        return sides(EVEN, a_scope=scope)
+    return sides(ODD, b_scope=scope)
+
+
+def big_hand(winner: str = "a") -> dict:
+    """A hand worth 13 to `winner`: three of them win a match to 31."""
+    return sides(BIG) if winner == "a" else sides(REST_OF_BIG)
+
+
+def submission(hand: dict, **kwargs) -> HandSubmission:
+    return HandSubmission(
+        submission_id=kwargs.pop("submission_id", str(uuid.uuid4())), sides=hand, **kwargs
+    )
+
+
+def play_match(service: TournamentService, referee, match: MatchView, winner: str = "a") -> None:
+    """Win `match` for side `winner` in three big hands, entered through its table code."""
+    code = dict((m.id, c) for m, c in referee.table_codes(match.round_number))[match.id]
+    table = service.table(code)
+    for _ in range(3):
+        table.submit_hand(submission(big_hand(winner)))
