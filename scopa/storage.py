@@ -53,6 +53,7 @@ DRAFT = "draft"
 SCORED = "scored"
 UNFINISHED_STATUSES = ("in-progress", "spareggio")
 CORRECTION_ACTIONS = ("add", "remove", "move", "confirm")
+DEFAULT_DECK = "napoletane"
 
 
 def default_db_path() -> Path:
@@ -83,6 +84,8 @@ class MatchRow(Base):
     updated_at: Mapped[datetime] = mapped_column(default=_now, index=True)
     rules: Mapped[dict[str, Any]]
     sides: Mapped[list[Any]]
+    # The card design the players use, which selects the recognition model.
+    deck: Mapped[str] = mapped_column(String(16), default=DEFAULT_DECK)
     status: Mapped[str] = mapped_column(String(16), default="in-progress")
     winner: Mapped[str | None] = mapped_column(String(200))
 
@@ -212,6 +215,7 @@ class StoredMatch:
     updated_at: datetime
     rules: dict[str, Any]
     sides: tuple[str, ...]
+    deck: str
     status: str
     winner: str | None
     hands: tuple[StoredHand, ...]
@@ -273,6 +277,7 @@ def _match(row: MatchRow) -> StoredMatch:
         updated_at=row.updated_at,
         rules=dict(row.rules),
         sides=tuple(row.sides),
+        deck=row.deck,
         status=row.status,
         winner=row.winner,
         hands=tuple(_hand(h) for h in scored),
@@ -320,7 +325,9 @@ class MatchRepository:
 
     # -- matches -------------------------------------------------------------------------------
 
-    def create_match(self, rules: Mapping[str, Any], sides: Sequence[str]) -> StoredMatch:
+    def create_match(
+        self, rules: Mapping[str, Any], sides: Sequence[str], *, deck: str = DEFAULT_DECK
+    ) -> StoredMatch:
         """Start a match between 2-4 sides with distinct, non-empty names."""
         names = [str(name).strip() for name in sides]
         if not 2 <= len(names) <= 4:
@@ -330,7 +337,7 @@ class MatchRepository:
         if len(set(names)) != len(names):
             raise ScopaError(f"side names must differ: {', '.join(names)}")
         with self._transaction() as session:
-            row = MatchRow(rules=dict(rules), sides=names)
+            row = MatchRow(rules=dict(rules), sides=names, deck=deck)
             session.add(row)
             session.flush()
             return _match(row)

@@ -1,0 +1,61 @@
+"""Translations of the page: Italian first, English on request.
+
+Every user-facing string of the page is a key in `scopa/locales/<lang>.json`; placeholders use
+`str.format` fields (`"Mano {number}"`). A key missing in English falls back to Italian; a key
+missing in Italian is a programming error (the tests check both catalogs have the same keys).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from scoring import Card, Suit
+
+LANGUAGES: dict[str, str] = {"it": "Italiano", "en": "English"}
+DEFAULT_LANGUAGE = "it"
+
+
+@cache
+def catalog(lang: str) -> dict[str, str]:
+    """The strings of one language, read once from the package's locale file."""
+    text = resources.files("scopa").joinpath("locales", f"{lang}.json").read_text("utf-8")
+    return json.loads(text)
+
+
+class Translator:
+    """`t("key", **fields)` gives the string in the chosen language; also names cards and suits."""
+
+    def __init__(self, lang: str = DEFAULT_LANGUAGE) -> None:
+        self.lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+
+    def __call__(self, key: str, **fields: Any) -> str:
+        text = catalog(self.lang).get(key)
+        if text is None:
+            text = catalog(DEFAULT_LANGUAGE)[key]
+        return text.format(**fields) if fields else text
+
+    def has(self, key: str) -> bool:
+        return key in catalog(DEFAULT_LANGUAGE)
+
+    def suit(self, suit: Suit) -> str:
+        return self(f"suit.{suit.value}")
+
+    def rank(self, rank: int) -> str:
+        return self(f"rank.{rank}")
+
+    def card(self, card: Card) -> str:
+        """The name players use: "7 di denari", "asso di coppe", "settebello"."""
+        special = f"card.{card.code}"
+        if self.has(special):
+            return self(special)
+        return self("card.name", rank=self.rank(card.rank), suit=self.suit(card.suit))
+
+    def cards(self, cards: Iterable[Card]) -> str:
+        return ", ".join(self.card(card) for card in cards) or self("none")
+
+    def category(self, category: str) -> str:
+        return self(f"category.{category}")

@@ -1,0 +1,586 @@
+"""Entering one hand: photos or the card grid per side, the checks with one-tap fixes, the score.
+
+`render_hand_entry` is the one function a page calls; the single-match page and the tournament's
+table pages share it. Everything the players enter is written to the `HandDraftStore` at once,
+so a closed tab or a killed server loses nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from scopa.i18n import Translator
+from scopa.ui.breakdown import render_breakdown
+from scopa.ui.draft import (
+    MANUAL,
+    MODES,
+    PHOTOS,
+    DraftPhoto,
+    HandDraft,
+    HandDraftStore,
+    HandEvaluation,
+    evaluate,
+)
+from scopa.ui.photos import (
+    GREY,
+    PHOTO_TYPES,
+    STATUS_COLORS,
+    PhotoRejected,
+    annotated_photo,
+    recognise_photo,
+)
+from scoring import DECK, Card, HandResult, Rules, SideInput, Suit
+
+if TYPE_CHECKING:
+    from vision import CardRecognizer
+
+log = logging.getLogger(__name__)
+
+RecognizerLoader = Callable[[], "CardRecognizer"]
+# More cards than this deciding the score are listed in one line, not one row of buttons each.
+DECIDING_ROWS = 4
+
+
+@dataclass(frozen=True)
+class HandSubmission:
+    """A complete hand the players saved: its input, its score, and how it was entered."""
+
+    sides: dict[str, SideInput]
+    result: HandResult
+    draft: HandDraft
+    evaluation: HandEvaluation
+
+    def sides_json(self) -> dict[str, dict[str, Any]]:
+        """The `{"side": {"cards": [...], "scope": n}}` shape of `scopa score-hand`."""
+        return {
+            side: {"cards": sorted(card.code for card in value.cards), "scope": value.scope}
+            for side, value in self.sides.items()
+        }
+
+
+def render_hand_entry(
+    store: HandDraftStore,
+    rules: Rules,
+    t: Translator,
+    *,
+    key: str,
+    recognizer: RecognizerLoader | None = None,
+    submit_label: str | None = None,
+) -> HandSubmission | None:
+    """Render the entry of one hand; return it on the run where the players save it, else None.
+
+    Args:
+        store: where the draft lives (`scopa.ui.draft.RepositoryDraftStore` for a match in the
+            database, `MemoryDraftStore` for a page that persists hands its own way). Its draft
+            names the sides, in order.
+        rules: the match's rules (they decide which categories are scored).
+        t: the page's translator.
+        key: unique among the hand entries on the page (e.g. `f"hand-{hand_id}"`); it prefixes
+            every widget key.
+        recognizer: returns the card recognizer, e.g. a `st.cache_resource` wrapper around
+            `vision.get_recognizer`; called only when a photo arrives. None offers only the
+            manual card grid.
+        submit_label: the save button's text (default "Registra la mano").
+
+    The caller stores the returned submission (and usually reruns the page); until then the draft
+    stays in `store`, so nothing is scored twice if the save is retried.
+    """
+    draft = store.load()
+    if recognizer is None and draft.mode != MANUAL:
+        draft = replace(draft, mode=MANUAL)
+        store.save_entry(draft)
+    entry = _Entry(store, rules, t, key, recognizer)
+    entry.mode_switch(draft)
+    evaluation = evaluate(draft, rules)
+
+    tabs = st.tabs([f"{side} · {len(evaluation.cards[side])}" for side in draft.sides])
+    for side, tab in zip(draft.sides, tabs, strict=True):
+        with tab:
+            if draft.mode == PHOTOS:
+                entry.photo_side(draft, evaluation, side)
+            else:
+                entry.manual_side(draft, evaluation, side)
+            entry.scope_control(draft, side)
+    if draft.mode == PHOTOS:
+        entry.complement(draft)
+
+    st.markdown(f"##### {t('check.title')}")
+    entry.checks(draft, evaluation)
+    score = evaluation.score
+    if score is not None:
+        render_breakdown(score, rules, t, provisional=not evaluation.ready)
+
+    saved = st.button(
+        submit_label or t("hand.save"),
+        key=f"{key}:save",
+        type="primary",
+        disabled=not evaluation.ready,
+        width="stretch",
+    )
+    if not evaluation.ready:
+        st.caption(t("hand.save_disabled"))
+    if saved and evaluation.result is not None:
+        return HandSubmission(
+            sides=evaluation.side_inputs(draft.scope),
+            result=evaluation.result,
+            draft=draft,
+            evaluation=evaluation,
+        )
+    return None
+
+
+def render_photo_guidance(t: Translator, *, expanded: bool) -> None:
+    """How to photograph a pile so that every card can be told apart."""
+    with st.expander(t("guide.title"), expanded=expanded, icon=":material/photo_camera:"):
+        st.markdown("\n".join(f"- {t(f'guide.{n}')}" for n in range(1, 6)))
+
+
+class _Entry:
+    """The widgets of one hand entry; callbacks write to the store before the page reruns."""
+
+    def __init__(
+        self,
+        store: HandDraftStore,
+        rules: Rules,
+        t: Translator,
+        key: str,
+        recognizer: RecognizerLoader | None,
+    ) -> None:
+        self.store = store
+        self.rules = rules
+        self.t = t
+        self.key = key
+        self.recognizer = recognizer
+
+    def k(self, *parts: object) -> str:
+        return ":".join((self.key, *map(str, parts)))
+
+    # -- mode --------------------------------------------------------------------------------
+
+    def mode_switch(self, draft: HandDraft) -> None:
+        if self.recognizer is None:
+            return
+        mode_key = self.k("mode")
+        st.session_state.setdefault(mode_key, draft.mode)
+        st.segmented_control(
+            self.t("mode.label"),
+            MODES,
+            format_func=lambda mode: self.t(f"mode.{mode}"),
+            key=mode_key,
+            required=True,
+            on_change=self._mode_changed,
+        )
+
+    def _mode_changed(self) -> None:
+        mode = st.session_state[self.k("mode")]
+        draft = self.store.load()
+        if mode in MODES and mode != draft.mode:
+            self.store.save_entry(replace(draft, mode=mode))
+
+    # -- photos ------------------------------------------------------------------------------
+
+    def photo_side(self, draft: HandDraft, evaluation: HandEvaluation, side: str) -> None:
+        t = self.t
+        photos = draft.photos_of(side)
+        render_photo_guidance(t, expanded=not photos)
+        nonce_key = self.k("nonce", side)
+        nonce = st.session_state.setdefault(nonce_key, 0)
+        uploads = st.file_uploader(
+            t("photo.upload", side=side),
+            type=list(PHOTO_TYPES),
+            accept_multiple_files=True,
+            key=self.k("upload", side, nonce),
+        )
+        shot = None
+        if st.toggle(t("photo.use_camera"), key=self.k("camera_on", side)):
+            shot = st.camera_input(t("photo.camera", side=side), key=self.k("camera", side, nonce))
+        new_files = [(f.name, f.getvalue()) for f in uploads or []]
+        if shot is not None:
+            new_files.append((shot.name or "camera.jpg", shot.getvalue()))
+        if new_files:
+            self._take_photos(side, new_files)
+            st.session_state[nonce_key] = nonce + 1  # a fresh, empty uploader
+            st.rerun()
+        for level, text in st.session_state.get(self.k("messages", side), []):
+            (st.error if level == "error" else st.success)(text)
+
+        for photo in photos:
+            self._photo(photo, evaluation)
+        if photos or evaluation.cards[side]:
+            self._side_cards(draft, evaluation, side)
+
+    def _take_photos(self, side: str, files: Sequence[tuple[str, bytes]]) -> None:
+        t = self.t
+        messages: list[tuple[str, str]] = []
+        for name, data in files:
+            try:
+                if self.recognizer is None:
+                    raise PhotoRejected("photo.no_recognizer")
+                with st.spinner(t("photo.recognising", name=name)):
+                    result = recognise_photo(data, name, self.recognizer())
+                self.store.add_photo(side, data, name, result)
+                messages.append(("success", t("photo.added", name=name, count=len(result.cards))))
+            except PhotoRejected as exc:
+                messages.append(("error", t(exc.key, **exc.fields)))
+            except Exception:
+                # The page must stay usable whatever a photo does to the recognizer.
+                log.exception("recognition failed on %s", name)
+                messages.append(("error", t("photo.failed", name=name)))
+        st.session_state[self.k("messages", side)] = messages
+
+    def _photo(self, photo: DraftPhoto, evaluation: HandEvaluation) -> None:
+        t = self.t
+        labels, colors = self._marks(photo, evaluation)
+        try:
+            image = _annotated(photo.sha256, tuple(labels), tuple(colors), self.store, photo)
+            st.image(image, caption=t("photo.caption", name=photo.filename, count=len(labels)))
+        except Exception:
+            log.exception("cannot draw photo %s", photo.filename)
+            st.warning(t("photo.cannot_show", name=photo.filename))
+        st.button(
+            t("photo.remove", name=photo.filename),
+            key=self.k("remove_photo", photo.id),
+            on_click=self.store.remove_photo,
+            args=(photo.id,),
+            icon=":material/delete:",
+        )
+
+    def _marks(
+        self, photo: DraftPhoto, evaluation: HandEvaluation
+    ) -> tuple[list[str], list[tuple[int, int, int]]]:
+        """A label and a colour for each detection: the card it was assigned, and its status."""
+        assigned = evaluation.assigned.get(photo.id)
+        if assigned is None:
+            assigned = tuple(Card.parse(det.card) for det in photo.result.cards)
+        uncertain = {u.card for u in evaluation.uncertain if u.side == photo.side}
+        conflicts = {c.card for c in evaluation.conflicts}
+        labels, colors = [], []
+        for card in assigned:
+            if card is None:
+                labels.append("?")
+                colors.append(GREY)
+                continue
+            status = "conflict" if card in conflicts else "uncertain" if card in uncertain else "ok"
+            labels.append(self.t.card(card))
+            colors.append(STATUS_COLORS[status])
+        return labels, colors
+
+    def _side_cards(self, draft: HandDraft, evaluation: HandEvaluation, side: str) -> None:
+        """The side's cards; picking one offers to remove it or move it to another side."""
+        t = self.t
+        cards = evaluation.cards[side]
+        pick_key = self.k("pick", side)
+        picked = st.pills(
+            t("fix.side_cards", side=side, count=len(cards)),
+            [card.code for card in cards],
+            format_func=lambda code: t.card(Card.parse(code)),
+            key=pick_key,
+        )
+        if not picked or Card.parse(picked) not in cards:
+            return
+        card = Card.parse(picked)
+        st.button(
+            t("fix.remove", card=t.card(card)),
+            key=self.k("remove", side, card),
+            on_click=self._correct,
+            args=("remove", card, side, None, pick_key),
+        )
+        for other in draft.sides:
+            if other != side:
+                st.button(
+                    t("fix.move", card=t.card(card), side=other),
+                    key=self.k("move", side, card, other),
+                    on_click=self._correct,
+                    args=("move", card, side, other, pick_key),
+                )
+
+    def _correct(
+        self, action: str, card: Card, side: str, to_side: str | None, clear: str | None = None
+    ) -> None:
+        self.store.add_correction(action, card, side, to_side)
+        if clear:
+            st.session_state[clear] = None
+
+    def complement(self, draft: HandDraft) -> None:
+        """Complement mode: one side is not photographed and gets the rest of the deck."""
+        t = self.t
+        on_key, side_key, count_key = (self.k("complement", part) for part in ("on", "side", "n"))
+        side, count = draft.complement or (draft.sides[-1], 20)
+        st.session_state.setdefault(on_key, draft.complement is not None)
+        st.session_state.setdefault(side_key, side)
+        st.session_state.setdefault(count_key, count)
+        st.toggle(t("complement.toggle"), key=on_key, on_change=self._complement_changed)
+        if st.session_state[on_key]:
+            st.caption(t("complement.help"))
+            st.selectbox(
+                t("complement.side"),
+                draft.sides,
+                key=side_key,
+                on_change=self._complement_changed,
+            )
+            st.number_input(
+                t("complement.count"),
+                min_value=0,
+                max_value=40,
+                step=1,
+                key=count_key,
+                on_change=self._complement_changed,
+            )
+
+    def _complement_changed(self) -> None:
+        on, side, count = (
+            st.session_state.get(self.k("complement", part)) for part in ("on", "side", "n")
+        )
+        draft = self.store.load()
+        complement = (side, int(count)) if on and side in draft.sides else None
+        self.store.save_entry(replace(draft, complement=complement))
+
+    # -- manual grid -------------------------------------------------------------------------
+
+    def manual_side(self, draft: HandDraft, evaluation: HandEvaluation, side: str) -> None:
+        t = self.t
+        picked = draft.manual_of(side)
+        st.caption(t("manual.help", side=side))
+        for suit in Suit:
+            grid_key = self.k("grid", side, suit.value)
+            st.session_state.setdefault(grid_key, _codes(picked, suit))
+            st.pills(
+                t.suit(suit).capitalize(),
+                [card.code for card in DECK if card.suit is suit],
+                selection_mode="multi",
+                format_func=lambda code: t(f"rank_short.{Card.parse(code).rank}"),
+                key=grid_key,
+                on_change=self._grid_changed,
+                args=(side,),
+            )
+        if evaluation.missing:
+            st.button(
+                t("manual.rest", count=len(evaluation.missing), side=side),
+                key=self.k("rest", side),
+                on_click=self._add_manual,
+                args=(side, evaluation.missing),
+            )
+
+    def _grid_changed(self, side: str) -> None:
+        cards = frozenset(
+            Card.parse(code)
+            for suit in Suit
+            for code in st.session_state.get(self.k("grid", side, suit.value)) or ()
+        )
+        self.store.save_entry(self.store.load().with_manual(side, cards))
+
+    def _add_manual(self, side: str, cards: Sequence[Card]) -> None:
+        draft = self.store.load()
+        self._set_manual(draft.with_manual(side, draft.manual_of(side) | frozenset(cards)))
+
+    def _keep_only(self, card: Card, side: str) -> None:
+        """Resolve a manual conflict: the card belongs to `side` alone."""
+        draft = self.store.load()
+        for other in draft.sides:
+            if other != side:
+                draft = draft.with_manual(other, draft.manual_of(other) - {card})
+        self._set_manual(draft)
+
+    def _set_manual(self, draft: HandDraft) -> None:
+        self.store.save_entry(draft)
+        for side in draft.sides:  # the grid widgets show the stored cards on the next run
+            for suit in Suit:
+                st.session_state[self.k("grid", side, suit.value)] = _codes(
+                    draft.manual_of(side), suit
+                )
+
+    # -- scope -------------------------------------------------------------------------------
+
+    def scope_control(self, draft: HandDraft, side: str) -> None:
+        t = self.t
+        scope = draft.scope_of(side)
+        st.markdown(f"**{t('scope.label', side=side)}: {scope}**")
+        minus, plus = st.columns(2)
+        minus.button(
+            "−",
+            key=self.k("scope", side, "minus"),
+            on_click=self._change_scope,
+            args=(side, -1),
+            disabled=scope == 0,
+            width="stretch",
+            help=t("scope.minus"),
+        )
+        plus.button(
+            "+",
+            key=self.k("scope", side, "plus"),
+            on_click=self._change_scope,
+            args=(side, 1),
+            width="stretch",
+            help=t("scope.plus"),
+        )
+
+    def _change_scope(self, side: str, delta: int) -> None:
+        draft = self.store.load()
+        self.store.save_entry(draft.with_scope(side, draft.scope_of(side) + delta))
+
+    # -- checks and one-tap fixes ------------------------------------------------------------
+
+    def checks(self, draft: HandDraft, evaluation: HandEvaluation) -> None:
+        t = self.t
+        if evaluation.complement_count is not None:
+            side, expected, found = evaluation.complement_count
+            st.warning(t("check.complement_count", side=side, expected=expected, found=found))
+        if evaluation.error is not None:
+            st.error(t(evaluation.error[0], **evaluation.error[1]))
+        for conflict in evaluation.conflicts:
+            self._conflict(draft, conflict.card, conflict.sides)
+        for doubt in evaluation.uncertain:
+            self._uncertain(draft, doubt.card, doubt.side, doubt.alternatives)
+        if evaluation.extra:
+            st.info(t("check.extra", count=evaluation.extra))
+        if evaluation.missing:
+            self._missing(draft, evaluation)
+        elif not evaluation.conflicts:
+            st.success(t("check.complete"))
+        if draft.mode == PHOTOS and draft.corrections:
+            self._corrections(draft)
+
+    def _side_buttons(
+        self,
+        sides: Sequence[str],
+        label: Callable[[str], str],
+        key: str,
+        on_click: Callable[..., None],
+        args: Callable[[str], tuple[Any, ...]],
+    ) -> None:
+        for column, side in zip(st.columns(len(sides)), sides, strict=True):
+            column.button(
+                label(side),
+                key=self.k(key, side),
+                on_click=on_click,
+                args=args(side),
+                width="stretch",
+            )
+
+    def _missing(self, draft: HandDraft, evaluation: HandEvaluation) -> None:
+        t = self.t
+        st.warning(t("check.missing", count=len(evaluation.missing)))
+        deciding: dict[Card, list[str]] = {}
+        for category, cards in evaluation.deciding.items():
+            for card in cards:
+                deciding.setdefault(card, []).append(t.category(category))
+        if len(deciding) <= DECIDING_ROWS:
+            # Few cards decide the score: one row each, with a button per side.
+            for card in sorted(deciding):
+                st.markdown(
+                    t("check.deciding", card=t.card(card), categories=", ".join(deciding[card]))
+                )
+                self._side_buttons(
+                    draft.sides,
+                    lambda side: t("fix.add_to", side=side),
+                    f"add:{card}",
+                    self._add,
+                    lambda side, card=card: (card, side),
+                )
+        else:
+            st.markdown(t("check.deciding_many", cards=t.cards(sorted(deciding))))
+        others = [card for card in evaluation.missing if card not in deciding]
+        if others:
+            st.caption(t("check.not_deciding", cards=t.cards(others)))
+        add_key = self.k("add_card")
+        choice = st.selectbox(
+            t("fix.add_card"),
+            [card.code for card in sorted(evaluation.missing, key=lambda c: c not in deciding)],
+            format_func=lambda code: t.card(Card.parse(code)),
+            index=None,
+            placeholder=t("fix.add_placeholder"),
+            key=add_key,
+        )
+        if choice is not None:
+            card = Card.parse(choice)
+            self._side_buttons(
+                draft.sides,
+                lambda side: t("fix.add_to", side=side),
+                "add_choice",
+                self._add,
+                lambda side: (card, side, add_key),
+            )
+
+    def _add(self, card: Card, side: str, clear: str | None = None) -> None:
+        if self.store.load().mode == MANUAL:
+            self._add_manual(side, [card])
+        else:
+            self.store.add_correction("add", card, side, None)
+        if clear:
+            st.session_state[clear] = None
+
+    def _conflict(self, draft: HandDraft, card: Card, sides: Sequence[str]) -> None:
+        t = self.t
+        st.error(t("check.conflict", card=t.card(card), sides=", ".join(sides)))
+        self._side_buttons(
+            sides,
+            lambda side: t("fix.belongs_to", side=side),
+            f"owner:{card}",
+            self._resolve_conflict,
+            lambda side: (card, side, tuple(sides)),
+        )
+
+    def _resolve_conflict(self, card: Card, side: str, claimants: tuple[str, ...]) -> None:
+        if self.store.load().mode == MANUAL:
+            self._keep_only(card, side)
+            return
+        for other in claimants:
+            if other != side:
+                self.store.add_correction("remove", card, other, None)
+
+    def _uncertain(
+        self, draft: HandDraft, card: Card, side: str, alternatives: Sequence[Card]
+    ) -> None:
+        t = self.t
+        text = t("check.uncertain", card=t.card(card), side=side)
+        if alternatives:
+            text += " " + t("check.alternatives", cards=t.cards(alternatives))
+        st.warning(text)
+        st.button(
+            t("fix.confirm", card=t.card(card)),
+            key=self.k("confirm", side, card),
+            on_click=self._correct,
+            args=("confirm", card, side, None),
+        )
+        st.button(
+            t("fix.remove", card=t.card(card)),
+            key=self.k("uncertain_remove", side, card),
+            on_click=self._correct,
+            args=("remove", card, side, None),
+        )
+
+    def _corrections(self, draft: HandDraft) -> None:
+        t = self.t
+        with st.expander(t("fix.corrections", count=len(draft.corrections))):
+            for fix in draft.corrections:
+                text = t(
+                    f"fix.done.{fix.action}", card=t.card(fix.card), side=fix.side, to=fix.to_side
+                )
+                st.markdown(f"- {text}")
+                st.button(
+                    t("fix.undo"),
+                    key=self.k("undo_fix", fix.id),
+                    on_click=self.store.remove_correction,
+                    args=(fix.id,),
+                )
+
+
+def _codes(cards: frozenset[Card], suit: Suit) -> list[str]:
+    return [card.code for card in sorted(cards) if card.suit is suit]
+
+
+@st.cache_data(max_entries=48, show_spinner=False)
+def _annotated(
+    sha256: str,
+    labels: tuple[str, ...],
+    colors: tuple[tuple[int, int, int], ...],
+    _store: HandDraftStore,
+    _photo: DraftPhoto,
+) -> Any:
+    # Keyed by the photo's hash and what is drawn on it; the store and photo are not hashed.
+    return annotated_photo(_store.photo_bytes(_photo.id), _photo.result, labels, colors)

@@ -1,0 +1,333 @@
+"""The single-match page: set up or resume a match, then enter hand after hand until it is won.
+
+State that must survive a reload lives in the database and in the URL (`?match=7&lang=en`);
+`st.session_state` only remembers what is on screen (the hand being edited, a message to show).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import streamlit as st
+
+from scopa.i18n import DEFAULT_LANGUAGE, LANGUAGES, Translator
+from scopa.storage import MatchRepository, StoredHand, StoredMatch, resolve_db_url
+from scopa.ui.draft import MANUAL, PHOTOS, RepositoryDraftStore
+from scopa.ui.export import match_csv, replay, rules_of
+from scopa.ui.hand_entry import render_hand_entry
+from scopa.ui.match_view import (
+    render_chart,
+    render_history,
+    render_outcome,
+    render_scoreboard,
+    rules_summary,
+)
+from scopa.ui.photos import PhotoRejected
+from scopa.ui.setup import render_match_setup
+from scoring import SPAREGGIO, WON, Match, ScopaError
+
+MATCH = "match_id"
+EDITING = "editing"
+FLASH = "flash"
+CELEBRATE = "celebrate"
+LANG = "lang"
+
+
+@st.cache_resource(show_spinner=False)
+def _repository(url: str) -> MatchRepository:
+    return MatchRepository(url)
+
+
+def repository() -> MatchRepository:
+    """The match database of `SCOPA_DB_URL` (default: an SQLite file), opened once per process."""
+    return _repository(resolve_db_url())
+
+
+@st.cache_resource(show_spinner=False)
+def _recognizer(deck: str):
+    from vision import get_recognizer
+
+    return get_recognizer(deck=deck)
+
+
+def recognizer_loader(deck: str) -> Callable[[], object]:
+    """A loader for `render_hand_entry`: the models load on the first photo, once per process."""
+
+    def load():
+        from vision.pipeline import ModelsMissingError
+
+        try:
+            return _recognizer(deck)
+        except ModelsMissingError as exc:
+            raise PhotoRejected("photo.no_models") from exc
+
+    return load
+
+
+def models_available() -> bool:
+    from vision.pipeline import DETECTOR_FILE, IDENTIFIER_FILE, MODELS_DIR
+
+    return all((Path(MODELS_DIR) / name).is_file() for name in (DETECTOR_FILE, IDENTIFIER_FILE))
+
+
+def render_page() -> None:
+    """The whole page; `app.py` calls this after `st.set_page_config`."""
+    t = Translator(_language())
+    _header(t)
+    for message in st.session_state.pop(FLASH, []):
+        st.toast(message)
+    repo = repository()
+    match_id = _current_match_id()
+    if match_id is None:
+        _start(repo, t)
+        return
+    try:
+        stored = repo.get_match(match_id)
+    except ScopaError:
+        _leave_match()
+        st.rerun()
+    _match_page(repo, stored, t)
+
+
+# -- language, URL, messages ---------------------------------------------------------------
+
+
+def _language() -> str:
+    if LANG not in st.session_state:
+        asked = st.query_params.get("lang", DEFAULT_LANGUAGE)
+        st.session_state[LANG] = asked if asked in LANGUAGES else DEFAULT_LANGUAGE
+    return st.session_state[LANG]
+
+
+def _language_changed() -> None:
+    st.query_params["lang"] = st.session_state[LANG]
+
+
+def _header(t: Translator) -> None:
+    title, switch = st.columns([3, 1], vertical_alignment="center")
+    title.title(t("app.title"))
+    switch.segmented_control(
+        t("app.language"),
+        list(LANGUAGES),
+        format_func=lambda lang: lang.upper(),
+        key=LANG,
+        required=True,
+        label_visibility="collapsed",
+        on_change=_language_changed,
+    )
+
+
+def _flash(message: str) -> None:
+    st.session_state.setdefault(FLASH, []).append(message)
+
+
+def _current_match_id() -> int | None:
+    if MATCH not in st.session_state:
+        asked = st.query_params.get("match", "")
+        st.session_state[MATCH] = int(asked) if asked.isdigit() else None
+    return st.session_state[MATCH]
+
+
+def _open_match(match_id: int) -> None:
+    st.session_state[MATCH] = match_id
+    st.session_state.pop(EDITING, None)
+    st.query_params["match"] = str(match_id)
+
+
+def _leave_match() -> None:
+    st.session_state[MATCH] = None
+    st.session_state.pop(EDITING, None)
+    st.query_params.pop("match", None)
+
+
+# -- start: resume or set up -------------------------------------------------------------------
+
+
+def _start(repo: MatchRepository, t: Translator) -> None:
+    latest = repo.latest_unfinished_match()
+    if latest is not None:
+        match = replay(latest)
+        with st.container(border=True):
+            st.subheader(t("resume.title"))
+            scores = " – ".join(f"{side} {match.totals[side]}" for side in latest.sides)
+            st.markdown(
+                t(
+                    "resume.summary",
+                    scores=scores,
+                    hands=len(latest.hands),
+                    date=latest.updated_at.strftime("%d/%m/%Y %H:%M"),
+                )
+            )
+            st.button(
+                t("resume.button"),
+                type="primary",
+                key="resume",
+                on_click=_open_match,
+                args=(latest.id,),
+                width="stretch",
+            )
+    st.subheader(t("setup.title"))
+    setup = render_match_setup(t)
+    if setup is not None:
+        stored = repo.create_match(setup.rules.to_dict(), setup.sides, deck=setup.deck)
+        _open_match(stored.id)
+        st.rerun()
+
+
+# -- a match -----------------------------------------------------------------------------------
+
+
+def _match_page(repo: MatchRepository, stored: StoredMatch, t: Translator) -> None:
+    try:
+        match = replay(stored)
+    except ScopaError as exc:
+        st.error(t("match.unreadable", detail=str(exc)))
+        st.button(t("actions.new_match"), on_click=_leave_match, key="new_match")
+        return
+    if (stored.status, stored.winner) != (match.status, match.winner):
+        repo.set_outcome(stored.id, match.status, match.winner)
+
+    st.subheader(" – ".join(stored.sides))
+    st.caption(rules_summary(match.rules, t))
+    render_scoreboard(match, t)
+    render_outcome(match, t)
+    if st.session_state.pop(CELEBRATE, False):
+        st.balloons()
+
+    editing = st.session_state.get(EDITING)
+    if editing is not None and any(hand.id == editing for hand in stored.hands):
+        _edit_hand(repo, stored, editing, t)
+    elif match.status != WON:
+        _next_hand(repo, stored, match, t)
+
+    if match.hands:
+        st.subheader(t("chart.title"))
+        render_chart(match, t)
+        st.subheader(t("history.title"))
+        render_history(repo, stored, match, t, on_edit=_start_edit if editing is None else None)
+    _actions(repo, stored, match, t)
+
+
+def _next_hand(repo: MatchRepository, stored: StoredMatch, match: Match, t: Translator) -> None:
+    number = len(match.hands) + 1
+    heading = t("hand.title", number=number)
+    if match.status == SPAREGGIO:
+        heading += " · " + t("hand.spareggio")
+    st.subheader(heading)
+    # A new hand is entered the way the previous one was; the first by photo when possible.
+    mode = stored.hands[-1].entry.get("mode") if stored.hands else None
+    mode = mode or (PHOTOS if models_available() else MANUAL)
+    draft = repo.open_draft(stored.id, entry={"mode": mode})
+    store = RepositoryDraftStore(repo, draft.id, stored.sides)
+    submission = render_hand_entry(
+        store,
+        match.rules,
+        t,
+        key=f"hand-{draft.id}",
+        recognizer=recognizer_loader(stored.deck),
+    )
+    if submission is None:
+        return
+    after = replay(stored)
+    try:
+        after.add_hand(submission.sides)
+    except ScopaError as exc:
+        st.error(t("check.invalid", detail=str(exc)))
+        return
+    repo.commit_hand(
+        draft.id,
+        submission.sides_json(),
+        submission.result.to_dict(),
+        outcome=(after.status, after.winner),
+    )
+    _flash(t("hand.saved", number=number))
+    if after.status == WON:
+        st.session_state[CELEBRATE] = True
+    st.rerun()
+
+
+def _start_edit(hand: StoredHand) -> None:
+    st.session_state[EDITING] = hand.id
+
+
+def _cancel_edit(repo: MatchRepository, draft_id: int) -> None:
+    repo.discard_draft(draft_id)
+    st.session_state.pop(EDITING, None)
+
+
+def _edit_hand(repo: MatchRepository, stored: StoredMatch, hand_id: int, t: Translator) -> None:
+    index = next(i for i, hand in enumerate(stored.hands) if hand.id == hand_id)
+    st.subheader(t("edit.title", number=index + 1))
+    draft = repo.open_draft(stored.id, replaces=hand_id)
+    store = RepositoryDraftStore(repo, draft.id, stored.sides)
+    submission = render_hand_entry(
+        store,
+        rules_of(stored),
+        t,
+        key=f"edit-{draft.id}",
+        recognizer=recognizer_loader(stored.deck),
+        submit_label=t("edit.save"),
+    )
+    st.button(
+        t("edit.cancel"),
+        key="edit:cancel",
+        on_click=_cancel_edit,
+        args=(repo, draft.id),
+        width="stretch",
+    )
+    if submission is None:
+        return
+    after = replay(stored)
+    try:
+        after.replace_hand(index, submission.sides)
+    except ScopaError:
+        st.error(t("edit.impossible", number=index + 1))
+        return
+    repo.commit_hand(
+        draft.id,
+        submission.sides_json(),
+        submission.result.to_dict(),
+        outcome=(after.status, after.winner),
+    )
+    st.session_state.pop(EDITING, None)
+    _flash(t("edit.saved", number=index + 1))
+    st.rerun()
+
+
+def _undo(repo: MatchRepository, stored: StoredMatch, t: Translator) -> None:
+    after = replay(stored)
+    after.undo_last()
+    repo.undo_last_hand(stored.id, outcome=(after.status, after.winner))
+    st.session_state.pop(EDITING, None)
+    _flash(t("actions.undone", number=len(stored.hands)))
+
+
+def _actions(repo: MatchRepository, stored: StoredMatch, match: Match, t: Translator) -> None:
+    st.subheader(t("actions.title"))
+    st.button(
+        t("actions.undo"),
+        key="undo",
+        on_click=_undo,
+        args=(repo, stored, t),
+        disabled=not stored.hands,
+        icon=":material/undo:",
+        width="stretch",
+    )
+    st.download_button(
+        t("actions.csv"),
+        data=match_csv(stored, match, t),
+        file_name=f"scopa-{stored.id}.csv",
+        mime="text/csv",
+        key="csv",
+        disabled=not stored.hands,
+        icon=":material/download:",
+        width="stretch",
+    )
+    st.button(
+        t("actions.new_match"),
+        key="new_match",
+        on_click=_leave_match,
+        icon=":material/add:",
+        width="stretch",
+    )
