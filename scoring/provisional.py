@@ -16,9 +16,12 @@ where the missing cards go.
 
 from __future__ import annotations
 
+import math
+import random
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from scoring.cards import DECK, RE_BELLO, SETTEBELLO, Card, Suit, parse_card
@@ -34,9 +37,14 @@ from scoring.hand import (
 )
 from scoring.rules import Rules
 
-#: Most elementary steps one category's exact analysis may take before falling back to bounds.
-#: It keeps a provisional score in the tens of milliseconds even with all 40 cards missing.
+#: Up to this many placements of the missing cards, the analysis is exact whatever it costs.
+EXACT_PLACEMENTS = 50_000
+#: Past that, the most elementary steps one category's analysis may take before it falls back to
+#: sound bounds; it keeps a provisional score within tens of milliseconds even with 40 cards
+#: missing.
 WORK_BUDGET = 60_000
+#: Random placements tried as quick witnesses before any exhaustive search.
+RANDOM_WITNESSES = 12
 
 _SUITS: tuple[Suit, ...] = tuple(Suit)
 _DENARI: tuple[Card, ...] = tuple(card for card in DECK if card.suit is Suit.DENARI)
@@ -204,6 +212,10 @@ class _Analysis:
                 self.owner[card] = index[targets[0]]
             else:
                 self.free[card] = tuple(index[name] for name in targets)
+        placements = 1
+        for targets in self.free.values():
+            placements = min(placements * len(targets), EXACT_PLACEMENTS + 1)
+        self.steps = math.inf if placements <= EXACT_PLACEMENTS else WORK_BUDGET
 
     def category(self, category: str) -> _Outcome:
         if category == "scope":
@@ -241,7 +253,7 @@ class _Analysis:
 
     # carte, denari: only how many cards each side ends with matters -------------------------
 
-    def _counts(self, counted: Any) -> _Outcome:
+    def _counts(self, counted: Callable[[Card], bool]) -> _Outcome:
         base = [0] * self.n
         for card, side in self.owner.items():
             if counted(card):
@@ -252,9 +264,12 @@ class _Analysis:
                 groups[targets].append(card)
         if not groups:
             return _Outcome(self._points(_strict_top(base)), frozenset(), True)
+        if len(groups) == 1:
+            return self._counts_one_group(base, *next(iter(groups.items())))
 
         sizes = {targets: len(cards) for targets, cards in groups.items()}
-        reachable = _count_vectors(tuple(base), sizes)
+        budget = _Budget(self.steps)
+        reachable = _count_vectors(tuple(base), sizes, budget)
         if reachable is None:
             return self._counts_by_bounds(base, groups)
         outcomes = {_strict_top(vector) for vector in reachable}
@@ -263,32 +278,47 @@ class _Analysis:
 
         deciding: set[Card] = set()
         for targets, cards in groups.items():
-            # Cards of a group are interchangeable: test one of them, moved between its sides,
+            # Cards of one group are interchangeable: test one of them, moved between its sides,
             # on every spread of the other cards.
-            others = _count_vectors(tuple(base), {**sizes, targets: sizes[targets] - 1})
+            others = _count_vectors(tuple(base), {**sizes, targets: sizes[targets] - 1}, budget)
             if others is None:
-                return _Outcome(None, frozenset(self._all_free(counted)), False)
+                every = frozenset(card for group in groups.values() for card in group)
+                return _Outcome(None, every, False)
             if any(_moving_one_changes(vector, targets) for vector in others):
                 deciding.update(cards)
         return _Outcome(None, frozenset(deciding), True)
+
+    def _counts_one_group(
+        self, base: list[int], targets: tuple[int, ...], cards: list[Card]
+    ) -> _Outcome:
+        """All free cards may go to the same sides (the usual case).
+
+        Any placement turns into any other by moving one card at a time, so if the winner can
+        change, some single move changes it; the cards being interchangeable, each of them then
+        decides.
+        """
+        outcomes: set[int | None] = set()
+        for spread in _compositions(len(cards), len(targets)):
+            vector = list(base)
+            for side, extra in zip(targets, spread, strict=True):
+                vector[side] += extra
+            outcomes.add(_strict_top(vector))
+            if len(outcomes) > 1:
+                return _Outcome(None, frozenset(cards), True)
+        return _Outcome(self._points(outcomes.pop()), frozenset(), True)
 
     def _counts_by_bounds(
         self, base: list[int], groups: Mapping[tuple[int, ...], list[Card]]
     ) -> _Outcome:
         """Settled only when one side's fewest possible cards beat every other side's most."""
-        low = list(base)
         high = list(base)
         for targets, cards in groups.items():
             for side in targets:
                 high[side] += len(cards)
-        cards = frozenset(card for group in groups.values() for card in group)
         for side in range(self.n):
-            if all(low[side] > high[other] for other in range(self.n) if other != side):
+            if all(base[side] > high[other] for other in range(self.n) if other != side):
                 return _Outcome(self._points(side), frozenset(), False)
-        return _Outcome(None, cards, False)
-
-    def _all_free(self, counted: Any) -> set[Card]:
-        return {card for card in self.free if counted(card)}
+        return _Outcome(None, frozenset(card for group in groups.values() for card in group), False)
 
     # napola: the run of denari from the asso -------------------------------------------------
 
@@ -338,7 +368,7 @@ class _Analysis:
         """
         needed = _DENARI[1 : max(card.rank, 3)]
         return all(
-            other is card
+            other == card
             or (holder in self.free[other] if other in self.free else self.owner[other] == holder)
             for other in needed
         )
@@ -371,111 +401,87 @@ class _Analysis:
         for card, side in self.owner.items():
             best = known[card.suit]
             best[side] = max(best[side], card.primiera_value)
-        # A free card matters only if some side it may go to has nothing better in its suit.
-        relevant: dict[Suit, list[tuple[int, tuple[int, ...], Card]]] = {
-            suit: [] for suit in _SUITS
-        }
-        for card, targets in self.free.items():
-            value = card.primiera_value
-            if any(known[card.suit][side] < value for side in targets):
-                relevant[card.suit].append((value, targets, card))
-        relevant_cards = frozenset(card for items in relevant.values() for _, _, card in items)
-        if not relevant_cards:
-            return _Outcome(
-                self._points(
-                    _primiera_top(
-                        _merge_all(
-                            [{tuple(known[suit])} for suit in _SUITS], lose, self.n, WORK_BUDGET
-                        ),
-                        lose,
-                    )
-                ),
-                frozenset(),
-                True,
-            )
+        # A free card matters only if some side it may go to has nothing as good in its suit.
+        # Higher cards first: sides' bests settle early, which keeps the state sets small.
+        relevant: dict[Suit, list[_FreeCard]] = {suit: [] for suit in _SUITS}
+        for card, targets in sorted(self.free.items(), key=lambda item: -item[0].primiera_value):
+            if any(known[card.suit][side] < card.primiera_value for side in targets):
+                relevant[card.suit].append((card.primiera_value, targets, card))
+        cards = [item for suit in _SUITS for item in relevant[suit]]
+        proven, winner = _primiera_bounds(known, relevant, lose, self.n)
+        if proven:
+            return _Outcome(self._points(winner), frozenset(), True)
 
-        budget = _Budget(WORK_BUDGET)
-        per_suit = []
-        for suit in _SUITS:
-            states = _best_card_states(tuple(known[suit]), relevant[suit], budget)
-            if states is None:
-                return self._primiera_by_bounds(known, relevant, lose)
-            per_suit.append(states)
-        merged = _merge_all(per_suit, lose, self.n, budget.left)
-        if merged is None:
-            return self._primiera_by_bounds(known, relevant, lose)
-        outcomes = {_primiera_top({state}, lose) for state in merged}
+        # Cheap witnesses first: a few placements that often already score differently.
+        outcomes = {
+            _primiera_winner(known, placement, lose) for placement in _sweeps(cards, self.n)
+        }
+        budget = _Budget(self.steps)
         if len(outcomes) == 1:
-            return _Outcome(self._points(outcomes.pop()), frozenset(), True)
+            settled = _primiera_outcomes_differ(known, relevant, lose, self.n, budget)
+            if settled is None:
+                return _Outcome(None, frozenset(card for _, _, card in cards), False)
+            if not settled:
+                return _Outcome(self._points(outcomes.pop()), frozenset(), True)
 
         deciding: set[Card] = set()
-        for position, suit in enumerate(_SUITS):
-            if not relevant[suit]:
-                continue
-            rest = _merge_all(
-                per_suit[:position] + per_suit[position + 1 :], lose, self.n, WORK_BUDGET
-            )
-            if rest is None:
-                return _Outcome(None, relevant_cards, False)
-            checked: dict[tuple[int, tuple[int, ...]], bool] = {}
-            for i, (value, targets, card) in enumerate(relevant[suit]):
-                key = (value, targets)  # cards of one value and the same sides are interchangeable
-                if key not in checked:
-                    others = relevant[suit][:i] + relevant[suit][i + 1 :]
-                    without = _best_card_states(tuple(known[suit]), others, _Budget(WORK_BUDGET))
-                    if without is None:
-                        return _Outcome(None, relevant_cards, False)
-                    checked[key] = _primiera_card_decides(value, targets, without, rest, lose)
-                    if checked[key] is None:
-                        return _Outcome(None, relevant_cards, False)
-                if checked[key]:
-                    deciding.add(card)
-        return _Outcome(None, frozenset(deciding), True)
+        exact = True
+        others_by_suit: dict[Suit, set[MergedState] | None] = {}
+        verdicts: dict[tuple[Suit, int, tuple[int, ...]], bool | None] = {}
+        for item in cards:
+            value, targets, card = item
+            key = (card.suit, value, targets)  # same suit, value and sides: interchangeable cards
+            if key not in verdicts:
+                others = [other for other in cards if other is not item]
+                verdicts[key] = _moves_change_winner(known, item, others, lose, self.n) or (
+                    self._card_decides_exhaustively(
+                        known, relevant, item, lose, others_by_suit, budget
+                    )
+                )
+            if verdicts[key] is None:
+                exact = False  # could not tell within the budget: counted as deciding, to be safe
+            if verdicts[key] is not False:
+                deciding.add(card)
+        return _Outcome(None, frozenset(deciding), exact)
 
-    def _primiera_by_bounds(
+    def _card_decides_exhaustively(
         self,
         known: Mapping[Suit, list[int]],
-        relevant: Mapping[Suit, list[tuple[int, tuple[int, ...], Card]]],
+        relevant: Mapping[Suit, list[_FreeCard]],
+        item: _FreeCard,
         lose: bool,
-    ) -> _Outcome:
-        """Settled only when one side surely beats every side that could challenge it."""
-        low = [sum(known[suit][side] for suit in _SUITS) for side in range(self.n)]
-        high = [
-            sum(
-                max(
-                    [known[suit][side]] + [v for v, targets, _ in relevant[suit] if side in targets]
-                )
-                for suit in _SUITS
-            )
-            for side in range(self.n)
-        ]
-        surely_all_suits = [all(known[suit][side] for suit in _SUITS) for side in range(self.n)]
-        maybe_all_suits = [
-            all(
-                known[suit][side] or any(side in targets for _, targets, _ in relevant[suit])
-                for suit in _SUITS
-            )
-            for side in range(self.n)
-        ]
-        cards = frozenset(card for items in relevant.values() for _, _, card in items)
-        if lose and not any(maybe_all_suits):
-            return _Outcome(self._points(None), frozenset(), False)
-        for side in range(self.n):
-            if lose and not surely_all_suits[side]:
-                continue
-            if all(
-                (lose and not maybe_all_suits[other]) or high[other] < low[side]
-                for other in range(self.n)
-                if other != side
-            ):
-                return _Outcome(self._points(side), frozenset(), False)
-        return _Outcome(None, cards, False)
+        others_by_suit: dict[Suit, set[MergedState] | None],
+        budget: _Budget,
+    ) -> bool | None:
+        """Over every placement of the other cards, can moving ``item`` change the winner?"""
+        value, targets, card = item
+        suit = card.suit
+        if suit not in others_by_suit:
+            per_suit = []
+            for other_suit in _SUITS:
+                if other_suit is not suit:
+                    states = _best_card_states(
+                        tuple(known[other_suit]), relevant[other_suit], budget
+                    )
+                    if states is None:
+                        others_by_suit[suit] = None
+                        return None
+                    per_suit.append(states)
+            others_by_suit[suit] = _merge(per_suit, lose, self.n, budget)
+        others = others_by_suit[suit]
+        if others is None:
+            return None
+        rest_of_suit = [other for other in relevant[suit] if other is not item]
+        without = _best_card_states(tuple(known[suit]), rest_of_suit, budget)
+        if without is None:
+            return None
+        return _card_decides(value, targets, without, others, lose, budget)
 
 
 class _Budget:
     """A count of elementary steps left; analyses give up (and fall back) when it runs out."""
 
-    def __init__(self, steps: int) -> None:
+    def __init__(self, steps: float) -> None:
         self.left = steps
 
     def spend(self, steps: int) -> bool:
@@ -484,26 +490,25 @@ class _Budget:
 
 
 def _strict_top(values: Sequence[int]) -> int | None:
+    """Index of the strictly highest value; None when the highest is shared."""
     top = max(values)
-    leaders = [i for i, value in enumerate(values) if value == top]
-    return leaders[0] if len(leaders) == 1 else None
+    first = values.index(top)
+    return None if top in values[first + 1 :] else first
 
 
 def _count_vectors(
-    base: tuple[int, ...], groups: Mapping[tuple[int, ...], int]
+    base: tuple[int, ...], groups: Mapping[tuple[int, ...], int], budget: _Budget
 ) -> set[tuple[int, ...]] | None:
     """Every per-side count reachable by spreading each group's cards over its sides.
 
-    None when that takes more than WORK_BUDGET steps.
+    None when the budget runs out.
     """
     states = {base}
-    steps = 0
     for targets, size in groups.items():
         if size == 0:
             continue
-        spreads = list(_compositions(size, len(targets)))
-        steps += len(states) * len(spreads)
-        if steps > WORK_BUDGET:
+        spreads = _compositions(size, len(targets))
+        if not budget.spend(len(states) * len(spreads)):
             return None
         next_states = set()
         for state in states:
@@ -516,14 +521,16 @@ def _count_vectors(
     return states
 
 
-def _compositions(total: int, parts: int) -> Iterable[tuple[int, ...]]:
+@cache
+def _compositions(total: int, parts: int) -> tuple[tuple[int, ...], ...]:
     """Every way of writing ``total`` as an ordered sum of ``parts`` non-negative integers."""
     if parts == 1:
-        yield (total,)
-        return
-    for first in range(total + 1):
-        for rest in _compositions(total - first, parts - 1):
-            yield (first, *rest)
+        return ((total,),)
+    return tuple(
+        (first, *rest)
+        for first in range(total + 1)
+        for rest in _compositions(total - first, parts - 1)
+    )
 
 
 def _moving_one_changes(vector: tuple[int, ...], targets: tuple[int, ...]) -> bool:
@@ -538,15 +545,143 @@ def _moving_one_changes(vector: tuple[int, ...], targets: tuple[int, ...]) -> bo
     return False
 
 
-# Primiera states. A suit state is each side's best primiera value in that suit (0: none).
-# A merged state is (each side's sum so far, whether each side holds every suit so far).
+# Primiera. A free card that may matter is (its primiera value, the sides it may go to, card).
+# A suit state is each side's best primiera value in that suit (0: none). A merged state, over
+# some suits, is each side's primiera sum so far, or -1 once the side lacks a suit under the
+# `lose` rule. In a complete hand every suit is held by someone, so under `lose` exactly the
+# sides holding all four suits compete; a side at -1 can never win, and when all are at -1 the
+# strict top is a tie, so nobody scores, as it must be.
+_FreeCard = tuple[int, tuple[int, ...], Card]
 SuitState = tuple[int, ...]
-MergedState = tuple[tuple[int, ...], tuple[bool, ...]]
+MergedState = tuple[int, ...]
+
+
+def _primiera_winner(
+    known: Mapping[Suit, list[int]], placement: Iterable[tuple[int, int, Suit]], lose: bool
+) -> int | None:
+    """Primiera winner once each (value, side, suit) of ``placement`` is added to ``known``."""
+    best = {suit: list(values) for suit, values in known.items()}
+    for value, side, suit in placement:
+        best[suit][side] = max(best[suit][side], value)
+    state: MergedState = (0,) * len(known[Suit.DENARI])
+    for suit in _SUITS:
+        state = _add_suit(state, tuple(best[suit]), lose)
+    return _strict_top(state)
+
+
+def _sweeps(cards: Sequence[_FreeCard], sides: int) -> list[list[tuple[int, int, Suit]]]:
+    """Placements likely to show a difference if there is one.
+
+    For each side, the placement giving it every card it may have (the others to their first
+    allowed side); then a few random placements, from a fixed seed so results are reproducible.
+    """
+    placements = [
+        [
+            (value, side if side in targets else targets[0], card.suit)
+            for value, targets, card in cards
+        ]
+        for side in range(sides)
+    ]
+    rng = random.Random(len(cards))
+    placements.extend(
+        [(value, rng.choice(targets), card.suit) for value, targets, card in cards]
+        for _ in range(RANDOM_WITNESSES)
+    )
+    return placements
+
+
+def _moves_change_winner(
+    known: Mapping[Suit, list[int]],
+    item: _FreeCard,
+    others: Sequence[_FreeCard],
+    lose: bool,
+    sides: int,
+) -> bool:
+    """A quick witness: on some sweep placement of the other cards, does moving ``item`` matter?"""
+    value, targets, card = item
+    for placement in _sweeps(others, sides):
+        winners = {
+            _primiera_winner(known, [*placement, (value, side, card.suit)], lose)
+            for side in targets
+        }
+        if len(winners) > 1:
+            return True
+    return False
+
+
+def _primiera_bounds(
+    known: Mapping[Suit, list[int]],
+    relevant: Mapping[Suit, list[_FreeCard]],
+    lose: bool,
+    sides: int,
+) -> tuple[bool, int | None]:
+    """(True, winner) when bounds prove who wins primiera whatever happens; (False, None) else.
+
+    A side's sum is at least that of its known cards and at most that with every card it may
+    get; under ``lose`` it can win only if it surely holds all four suits, and it can be
+    challenged only by sides that may hold all four.
+    """
+    low = [sum(known[suit][side] for suit in _SUITS) for side in range(sides)]
+    high = [
+        sum(
+            max([known[suit][side]] + [v for v, targets, _ in relevant[suit] if side in targets])
+            for suit in _SUITS
+        )
+        for side in range(sides)
+    ]
+    surely_all = [all(known[suit][side] for suit in _SUITS) for side in range(sides)]
+    maybe_all = [
+        all(
+            known[suit][side] or any(side in targets for _, targets, _ in relevant[suit])
+            for suit in _SUITS
+        )
+        for side in range(sides)
+    ]
+    if lose and not any(maybe_all):
+        return True, None
+    for side in range(sides):
+        if lose and not surely_all[side]:
+            continue
+        if all(
+            (lose and not maybe_all[other]) or high[other] < low[side]
+            for other in range(sides)
+            if other != side
+        ):
+            return True, side
+    return False, None
+
+
+def _primiera_outcomes_differ(
+    known: Mapping[Suit, list[int]],
+    relevant: Mapping[Suit, list[_FreeCard]],
+    lose: bool,
+    sides: int,
+    budget: _Budget,
+) -> bool | None:
+    """Do two placements give different primiera winners? None when the budget runs out."""
+    per_suit = []
+    for suit in _SUITS:
+        states = _best_card_states(tuple(known[suit]), relevant[suit], budget)
+        if states is None:
+            return None
+        per_suit.append(states)
+    # Merge the smaller state sets first and go through the largest one lazily.
+    per_suit.sort(key=len)
+    rest = _merge(per_suit[:-1], lose, sides, budget)
+    if rest is None or not budget.spend(len(rest) * len(per_suit[-1])):
+        return None
+    outcomes: set[int | None] = set()
+    for state in rest:
+        outcomes.update(_strict_top(_add_suit(state, last, lose)) for last in per_suit[-1])
+        if len(outcomes) > 1:
+            return True
+    return False
 
 
 def _best_card_states(
-    known: SuitState, cards: Sequence[tuple[int, tuple[int, ...], Card]], budget: _Budget
+    known: SuitState, cards: Sequence[_FreeCard], budget: _Budget
 ) -> set[SuitState] | None:
+    """Each side's best value in one suit, over every placement of its free cards."""
     states = {known}
     for value, targets, _ in cards:
         if not budget.spend(len(states) * len(targets)):
@@ -559,63 +694,50 @@ def _best_card_states(
     return states
 
 
-def _merge_all(
-    per_suit: Sequence[set[SuitState]], lose: bool, sides: int, steps: int
+def _merge(
+    per_suit: Iterable[set[SuitState]], lose: bool, sides: int, budget: _Budget
 ) -> set[MergedState] | None:
-    """Combine suits into (sums, holds-every-suit) states; None past ``steps`` steps."""
-    merged: set[MergedState] = {((0,) * sides, (True,) * sides)}
-    spent = 0
+    """Every merged state reachable over these suits; None when the budget runs out."""
+    merged: set[MergedState] = {(0,) * sides}
     for states in per_suit:
-        spent += len(merged) * len(states)
-        if spent > steps:
+        if not budget.spend(len(merged) * len(states)):
             return None
         merged = {_add_suit(state, suit_state, lose) for state in merged for suit_state in states}
     return merged
 
 
 def _add_suit(state: MergedState, suit_state: SuitState, lose: bool) -> MergedState:
-    sums, holds = state
-    return (
-        tuple(total + best for total, best in zip(sums, suit_state, strict=True)),
-        tuple(h and (best > 0 or not lose) for h, best in zip(holds, suit_state, strict=True)),
-    )
+    if lose:
+        return tuple(
+            -1 if total < 0 or best == 0 else total + best
+            for total, best in zip(state, suit_state, strict=True)
+        )
+    return tuple(total + best for total, best in zip(state, suit_state, strict=True))
 
 
-def _primiera_top(merged: set[MergedState], lose: bool) -> int | None:
-    """Primiera winner of a single merged state of a complete hand.
-
-    Every suit is held by someone in a complete hand, so under ``lose`` the sides that may win
-    are exactly those holding all four suits.
-    """
-    ((sums, holds),) = merged
-    eligible = {side: total for side, total in enumerate(sums) if holds[side] or not lose}
-    if not eligible:
-        return None
-    top = max(eligible.values())
-    leaders = [side for side, total in eligible.items() if total == top]
-    return leaders[0] if len(leaders) == 1 else None
-
-
-def _primiera_card_decides(
+def _card_decides(
     value: int,
     targets: tuple[int, ...],
     without: set[SuitState],
-    rest: set[MergedState],
+    others: set[MergedState],
     lose: bool,
+    budget: _Budget,
 ) -> bool | None:
-    """Can moving one card (of ``value``, over ``targets``) change the primiera winner?"""
-    budget = _Budget(WORK_BUDGET)
+    """Can moving one card (of ``value``, over ``targets``) change the primiera winner?
+
+    ``without``: the states of its suit without it; ``others``: the other suits merged.
+    None when the budget runs out.
+    """
     for suit_state in without:
-        placed = [
+        placed = {
             suit_state[:side] + (max(suit_state[side], value),) + suit_state[side + 1 :]
             for side in targets
-        ]
-        if len(set(placed)) == 1:
+        }
+        if len(placed) == 1:
             continue
-        if not budget.spend(len(rest) * len(placed)):
+        if not budget.spend(len(others) * len(placed)):
             return None
-        for state in rest:
-            winners = {_primiera_top({_add_suit(state, p, lose)}, lose) for p in placed}
-            if len(winners) > 1:
+        for state in others:
+            if len({_strict_top(_add_suit(state, p, lose)) for p in placed}) > 1:
                 return True
     return False
