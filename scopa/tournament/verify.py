@@ -123,11 +123,13 @@ def verify(
 ) -> VerificationReport:
     """Verify one hand, one match, or (neither given) every counted hand of the tournament."""
     hands = db.read(lambda s: _load(s, tournament_id, match_id, hand_id))
-    if hands and recognize is None:
+    # The models load only when some hand has photos to read.
+    with_photos = any(item.photos for item in hands)
+    if with_photos and recognize is None:
         from vision import get_recognizer
 
         recognize = get_recognizer(deck=deck).recognize
-    if hands and reconcile is None:
+    if with_photos and reconcile is None:
         from vision.reconcile import reconcile as default_reconcile
 
         reconcile = default_reconcile
@@ -242,7 +244,8 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
     scope = {side: int(hand.sides[side]["scope"]) for side in SIDES}
     reconciliation = reconcile(by_side, item.rules, scope=scope, complement=hand.complement)
     photo_cards = {
-        side: sorted(_code(card) for card in reconciliation.sides.get(side, ())) for side in SIDES
+        side: [card.code for card in sorted(_card(c) for c in reconciliation.sides.get(side, ()))]
+        for side in SIDES
     }
     inputs = {
         side: SideInput(
@@ -264,14 +267,27 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
             ),
         )
     if photo_points is not None and photo_points != hand.points:
+        # A reading of the photos other than the likeliest could score differently: the table
+        # may have settled that doubt rightly, and the referee should know it.
+        certain = bool(getattr(reconciliation, "determinate", True))
+        doubt = "" if certain else " (the photos leave some cards in doubt)"
         findings.insert(
             0,
             Finding(
                 "score-differs",
-                "recorded {ra}-{rb}, the photos show {pa}-{pb}".format(
-                    ra=hand.points_a, rb=hand.points_b, pa=photo_points["a"], pb=photo_points["b"]
+                "recorded {ra}-{rb}, the photos show {pa}-{pb}{doubt}".format(
+                    ra=hand.points_a,
+                    rb=hand.points_b,
+                    pa=photo_points["a"],
+                    pb=photo_points["b"],
+                    doubt=doubt,
                 ),
-                {"recorded": hand.points, "photos": photo_points, "differences": differences},
+                {
+                    "recorded": hand.points,
+                    "photos": photo_points,
+                    "differences": differences,
+                    "photos_certain": certain,
+                },
             ),
         )
     return HandCheck(
@@ -283,8 +299,8 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
     )
 
 
-def _code(card: Card | str) -> str:
-    return card.code if isinstance(card, Card) else Card.parse(card).code
+def _card(card: Card | str) -> Card:
+    return card if isinstance(card, Card) else Card.parse(card)
 
 
 def _card_differences(

@@ -4,7 +4,6 @@ from itertools import combinations
 
 import pytest
 
-from scoring.errors import ScopaError
 from scopa.tournament.pairing import (
     bracket_order,
     knockout_first_round,
@@ -14,6 +13,7 @@ from scopa.tournament.pairing import (
     split_groups,
     swiss_pairings,
 )
+from scoring.errors import ScopaError
 
 
 def test_snake_seeding_balances_groups():

@@ -5,7 +5,6 @@ import time
 import pytest
 from tournament_helpers import PASSWORD
 
-from scoring.errors import ScopaError
 from scopa.tournament import AccessDenied, FailureThrottle, TournamentService
 from scopa.tournament.security import (
     format_table_code,
@@ -14,6 +13,7 @@ from scopa.tournament.security import (
     normalize_table_code,
     verify_password,
 )
+from scoring.errors import ScopaError
 
 
 def test_password_hash_is_salted_scrypt_and_verifies():

@@ -11,9 +11,9 @@ from tournament_helpers import (
     submission,
 )
 
+from scopa.tournament import PairSetup
 from scoring import DECK
 from scoring.errors import ScopaError
-from scopa.tournament import PairSetup
 
 
 def names(match):

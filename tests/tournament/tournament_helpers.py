@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import uuid
 
+import numpy as np
+
 from scopa.tournament import HandSubmission, MatchView, TournamentService
-from scoring import DECK
+from scoring import DECK, Card
+from scoring.errors import ScopaError
+from vision import DetectedCard, PhotoResult
 
 PASSWORD = "arbitro-2024"
 
@@ -52,3 +56,23 @@ def play_match(service: TournamentService, referee, match: MatchView, winner: st
     table = service.table(code)
     for _ in range(3):
         table.submit_hand(submission(big_hand(winner)))
+
+
+def photo_of(cards: list[str]) -> bytes:
+    """Stand-in photo bytes that `fake_recognize` reads back as exactly these cards."""
+    return ("cards:" + ",".join(cards)).encode()
+
+
+def fake_recognize(data: bytes) -> PhotoResult:
+    """A recognizer for photos made by `photo_of`: each card found with 99% confidence."""
+    text = data.decode(errors="replace")
+    if not text.startswith("cards:"):
+        raise ScopaError("photo: cannot be decoded")
+    cards = []
+    for position, code in enumerate(filter(None, text.removeprefix("cards:").split(","))):
+        probs = np.full(40, 0.01 / 39)
+        probs[Card.parse(code).index] = 0.99
+        x = 60.0 * position
+        quad = np.array([[x, 0], [x + 50, 0], [x + 50, 90], [x, 90]], dtype=float)
+        cards.append(DetectedCard(card=code, confidence=0.99, probs=probs, quad=quad))
+    return PhotoResult(path=None, width=4000, height=3000, cards=cards)
