@@ -64,7 +64,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     codes = commands.add_parser("codes", help="print the table codes of a round, for the slips")
     _add_common(codes)
-    codes.add_argument("--round", type=int, metavar="N", help="round number (default: the latest)")
+    codes.add_argument(
+        "--round", type=int, metavar="N", help="round number (default: the round being played)"
+    )
     codes.set_defaults(handler=_codes)
 
     audit = commands.add_parser("audit", help="print the audit trail")

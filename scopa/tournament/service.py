@@ -95,8 +95,11 @@ class TournamentService:
         return self.db.read(lambda s: _match_views(s, tournament_id, round_number))
 
     def current_round(self, tournament_id: int) -> int | None:
-        """The number of the latest round paired, None before the start."""
-        return self.db.read(lambda s: _latest_round_number(s, tournament_id))
+        """The round being played: the first with a match unfinished, else the latest one.
+
+        None before the start. (A round robin pairs all its rounds at once.)
+        """
+        return self.db.read(lambda s: _current_round_number(s, tournament_id))
 
     def standings(self, tournament_id: int) -> list[GroupStandings]:
         """Standings of the group or Swiss stage (one table per group), from finished matches."""
@@ -435,10 +438,10 @@ class RefereeDesk:
         return self._db.write(work)
 
     def table_codes(self, round_number: int | None = None) -> list[tuple[MatchView, str]]:
-        """Each match of a round (default: the latest) with its table code, for the paper slips."""
+        """Each match of a round (default: the current one) with its table code, for the slips."""
 
         def work(session: Session) -> list[tuple[MatchView, str]]:
-            number = round_number or _latest_round_number(session, self.tournament_id)
+            number = round_number or _current_round_number(session, self.tournament_id)
             views = _match_views(session, self.tournament_id, number)
             codes = dict(
                 session.execute(
@@ -992,6 +995,15 @@ def _latest_round_number(session: Session, tournament_id: int) -> int | None:
     return session.scalar(
         select(func.max(Round.number)).where(Round.tournament_id == tournament_id)
     )
+
+
+def _current_round_number(session: Session, tournament_id: int) -> int | None:
+    unfinished = session.scalar(
+        select(func.min(Round.number))
+        .join(Match, Match.round_id == Round.id)
+        .where(Round.tournament_id == tournament_id, Match.status.not_in(FINISHED))
+    )
+    return unfinished or _latest_round_number(session, tournament_id)
 
 
 def _match_view(
