@@ -38,6 +38,12 @@ class Translator:
             text = catalog(DEFAULT_LANGUAGE)[key]
         return text.format(**fields) if fields else text
 
+    def n(self, key: str, count: int, **fields: Any) -> str:
+        """A string about `count` things: the `<key>.one` form when there is exactly one."""
+        singular = f"{key}.one"
+        chosen = singular if count == 1 and self.has(singular) else key
+        return self(chosen, count=count, **fields)
+
     def has(self, key: str) -> bool:
         return key in catalog(DEFAULT_LANGUAGE)
 

@@ -28,7 +28,6 @@ from scoring import (
 
 if TYPE_CHECKING:
     from vision import PhotoResult
-    from vision.reconcile import Reconciliation
 
 PHOTOS = "photos"
 MANUAL = "manual"
@@ -93,8 +92,8 @@ class HandDraft:
         """The JSON kept in storage (photos and corrections are stored on their own)."""
         return {
             "mode": self.mode,
-            "scope": {side: self.scope_of(side) for side in self.sides},
-            "manual": {side: sorted(c.code for c in self.manual_of(side)) for side in self.sides},
+            "scope": {side: int(n) for side, n in self.scope.items()},
+            "manual": {side: sorted(c.code for c in cards) for side, cards in self.manual.items()},
             "complement": list(self.complement) if self.complement else None,
         }
 
@@ -281,15 +280,17 @@ def _draft_correction(fix: StoredCorrection) -> DraftCorrection:
 
 @dataclass(frozen=True)
 class Conflict:
-    """A card two sides claim, or two detections of one side that can only be the same card."""
+    """A card two sides claim (`kind` "sides"), or two detections of one photo that both look
+    like it ("photo"); in manual mode, a card picked for two sides."""
 
     card: Card
     sides: tuple[str, ...]
+    kind: str = "sides"
 
 
 @dataclass(frozen=True)
 class Uncertain:
-    """A card placed on a side with a low margin over its second guess."""
+    """A card read in a side whose photo could plausibly be read as another card."""
 
     card: Card
     side: str
@@ -301,9 +302,12 @@ class HandEvaluation:
     """What the page shows for a hand in progress.
 
     `result` is the final score, set only when all 40 cards are placed without conflict and the
-    scope are valid; `provisional` is the partial score otherwise; `error` is the message key
-    and fields saying why there is no score at all (e.g. more scope than a pile allows).
-    `assigned` gives, per photo id, the card each detection was assigned (None: no card).
+    scope are valid; `provisional` is the partial score while cards are missing; `partial` the
+    score of the cards as placed when an `error` (message key and fields, e.g. more scope than a
+    pile allows) prevents a real one. `determinate` is False while something still open could
+    change the points. Photo mode adds, per photo id, the card each detection was assigned
+    (None: no card) and its state ("ok", "uncertain", "conflict", "extra"), and the
+    reconciliation's advice (`vision.reconcile.Advice`, with its text in each language).
     """
 
     cards: dict[str, tuple[Card, ...]]
@@ -314,10 +318,13 @@ class HandEvaluation:
     deciding: dict[str, tuple[Card, ...]] = field(default_factory=dict)
     result: HandResult | None = None
     provisional: ProvisionalResult | None = None
+    partial: HandResult | None = None
     complement_count: tuple[str, int, int] | None = None
+    determinate: bool = False
+    advice: tuple[Any, ...] = ()
     error: tuple[str, dict[str, Any]] | None = None
     assigned: dict[int, tuple[Card | None, ...]] = field(default_factory=dict)
-    reconciliation: Reconciliation | None = None
+    states: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def ready(self) -> bool:
@@ -328,7 +335,9 @@ class HandEvaluation:
         """The score to show: final if ready, else the partial one on the cards known."""
         if self.result is not None:
             return self.result
-        return self.provisional.result if self.provisional is not None else None
+        if self.provisional is not None:
+            return self.provisional.result
+        return self.partial
 
     def side_inputs(self, scope: Mapping[str, int]) -> dict[str, SideInput]:
         return {
@@ -370,55 +379,80 @@ def evaluate_photos(draft: HandDraft, rules: Rules) -> HandEvaluation:
         for c in draft.corrections
     ]
     scope = {side: draft.scope_of(side) for side in draft.sides}
+    error = None
     try:
         recon = reconcile(
             photos, rules, scope=scope, complement=draft.complement, corrections=corrections
         )
     except ScopaError as exc:
-        return HandEvaluation(
-            cards={side: () for side in draft.sides}, error=("check.invalid", {"detail": str(exc)})
-        )
-    cards = {side: tuple(sorted(recon.sides.get(side, ()))) for side in draft.sides}
-    evaluation = HandEvaluation(
+        # Most often more scope than the cards allow: still show the cards, and say why.
+        error = ("check.invalid", {"detail": str(exc)})
+        try:
+            recon = reconcile(photos, rules, complement=draft.complement, corrections=corrections)
+        except ScopaError:
+            return HandEvaluation(cards={side: () for side in draft.sides}, error=error)
+    cards = {side: tuple(recon.sides.get(side, ())) for side in draft.sides}
+    assigned: dict[int, tuple[Card | None, ...]] = {}
+    states: dict[int, tuple[str, ...]] = {}
+    for side in draft.sides:
+        for index, photo in enumerate(draft.photos_of(side)):
+            assigned[photo.id] = tuple(recon.assignments[side][index])
+            states[photo.id] = tuple(recon.states[side][index])
+    complement_count = None
+    if recon.complement is not None and not recon.complement.matches:
+        check = recon.complement
+        complement_count = (check.side, check.expected, check.found)
+    if error is None:
+        error = _scope_error(cards, recon.missing, scope)
+    complete = recon.complete and not recon.conflicts and error is None
+    return HandEvaluation(
         cards=cards,
-        missing=tuple(sorted(recon.missing)),
-        conflicts=tuple(_conflict(item) for item in recon.conflicts),
-        uncertain=tuple(_uncertain(item) for item in recon.uncertain),
+        missing=tuple(recon.missing),
+        conflicts=tuple(Conflict(c.card, tuple(c.sides), c.kind) for c in recon.conflicts),
+        uncertain=tuple(Uncertain(u.card, u.side, tuple(u.alternatives)) for u in recon.uncertain),
         extra=len(recon.extra),
-        reconciliation=recon,
+        deciding={category: cards for category, cards in recon.deciding.items() if cards},
+        result=recon.score if complete and isinstance(recon.score, HandResult) else None,
+        provisional=recon.score if isinstance(recon.score, ProvisionalResult) else None,
+        partial=None if error is None else recon.hand,
+        complement_count=complement_count,
+        determinate=recon.determinate,
+        advice=tuple(recon.advice),
+        error=error,
+        assigned=assigned,
+        states=states,
     )
-    if evaluation.conflicts:
-        return evaluation
-    return _scored(evaluation, draft, rules)
+
+
+def _scope_error(
+    cards: Mapping[str, Sequence[Card]], missing: Sequence[Card], scope: Mapping[str, int]
+) -> tuple[str, dict[str, Any]] | None:
+    """A scopa puts at least two cards in the pile (RULES.md); missing cards may still come."""
+    for side, held in cards.items():
+        most = len(held) + len(missing)
+        if scope.get(side, 0) * 2 > most:
+            return ("check.scope_too_many", {"side": side, "scope": scope[side], "cards": most})
+    return None
 
 
 def _scored(evaluation: HandEvaluation, draft: HandDraft, rules: Rules) -> HandEvaluation:
-    for side, cards in evaluation.cards.items():
-        # A scopa puts at least two cards in the pile (RULES.md); missing cards may still come.
-        most = len(cards) + len(evaluation.missing)
-        if draft.scope_of(side) * 2 > most:
-            fields = {"side": side, "scope": draft.scope_of(side), "cards": most}
-            return replace(evaluation, error=("check.scope_too_many", fields))
-    sides = evaluation.side_inputs(draft.scope)
+    scope = {side: draft.scope_of(side) for side in draft.sides}
+    error = _scope_error(evaluation.cards, evaluation.missing, scope)
+    if error is not None:
+        return replace(evaluation, error=error)
+    sides = evaluation.side_inputs(scope)
     try:
-        if evaluation.missing or evaluation.complement_count:
+        if evaluation.missing:
             provisional = score_provisional(sides, rules)
             deciding = {cat: cards for cat, cards in provisional.deciding.items() if cards}
             if provisional.napoleone_deciding:
                 deciding["napoleone"] = provisional.napoleone_deciding
-            return replace(evaluation, provisional=provisional, deciding=deciding)
-        return replace(evaluation, result=score_hand(sides, rules))
+            return replace(
+                evaluation,
+                provisional=provisional,
+                deciding=deciding,
+                determinate=provisional.determinate,
+            )
+        return replace(evaluation, result=score_hand(sides, rules), determinate=True)
     except ScopaError as exc:
         return replace(evaluation, error=("check.invalid", {"detail": str(exc)}))
-
-
-def _conflict(item: Any) -> Conflict:
-    return Conflict(card=parse_card(item.card), sides=tuple(item.sides))
-
-
-def _uncertain(item: Any) -> Uncertain:
-    return Uncertain(
-        card=parse_card(item.card),
-        side=item.side,
-        alternatives=tuple(parse_card(c) for c in getattr(item, "alternatives", ())),
-    )

@@ -20,10 +20,12 @@ from scopa.ui.draft import (
     MANUAL,
     MODES,
     PHOTOS,
+    Conflict,
     DraftPhoto,
     HandDraft,
     HandDraftStore,
     HandEvaluation,
+    Uncertain,
     evaluate,
 )
 from scopa.ui.photos import (
@@ -44,6 +46,7 @@ log = logging.getLogger(__name__)
 RecognizerLoader = Callable[[], "CardRecognizer"]
 # More cards than this deciding the score are listed in one line, not one row of buttons each.
 DECIDING_ROWS = 4
+MISSING_ADVICE = ("reconcile.missing_card", "reconcile.missing_cards")
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,7 @@ def render_hand_entry(
     st.markdown(f"##### {t('check.title')}")
     entry.checks(draft, evaluation)
     score = evaluation.score
-    if score is not None:
+    if score is not None and any(evaluation.cards.values()):
         render_breakdown(score, rules, t, provisional=not evaluation.ready)
 
     saved = st.button(
@@ -222,9 +225,9 @@ class _Entry:
                 if self.recognizer is None:
                     raise PhotoRejected("photo.no_recognizer")
                 with st.spinner(t("photo.recognising", name=name)):
-                    result = recognise_photo(data, name, self.recognizer())
+                    result = recognise_photo(data, name, self.recognizer)
                 self.store.add_photo(side, data, name, result)
-                messages.append(("success", t("photo.added", name=name, count=len(result.cards))))
+                messages.append(("success", t.n("photo.added", len(result.cards), name=name)))
             except PhotoRejected as exc:
                 messages.append(("error", t(exc.key, **exc.fields)))
             except Exception:
@@ -238,7 +241,7 @@ class _Entry:
         labels, colors = self._marks(photo, evaluation)
         try:
             image = _annotated(photo.sha256, tuple(labels), tuple(colors), self.store, photo)
-            st.image(image, caption=t("photo.caption", name=photo.filename, count=len(labels)))
+            st.image(image, caption=t.n("photo.caption", len(labels), name=photo.filename))
         except Exception:
             log.exception("cannot draw photo %s", photo.filename)
             st.warning(t("photo.cannot_show", name=photo.filename))
@@ -253,21 +256,13 @@ class _Entry:
     def _marks(
         self, photo: DraftPhoto, evaluation: HandEvaluation
     ) -> tuple[list[str], list[tuple[int, int, int]]]:
-        """A label and a colour for each detection: the card it was assigned, and its status."""
-        assigned = evaluation.assigned.get(photo.id)
-        if assigned is None:
-            assigned = tuple(Card.parse(det.card) for det in photo.result.cards)
-        uncertain = {u.card for u in evaluation.uncertain if u.side == photo.side}
-        conflicts = {c.card for c in evaluation.conflicts}
+        """A label and a colour for each detection: the card it was assigned, and its state."""
+        assigned = evaluation.assigned.get(photo.id, ())
+        states = evaluation.states.get(photo.id, ())
         labels, colors = [], []
-        for card in assigned:
-            if card is None:
-                labels.append("?")
-                colors.append(GREY)
-                continue
-            status = "conflict" if card in conflicts else "uncertain" if card in uncertain else "ok"
-            labels.append(self.t.card(card))
-            colors.append(STATUS_COLORS[status])
+        for card, state in zip(assigned, states, strict=True):
+            labels.append(self.t.card(card) if card is not None else "?")
+            colors.append(STATUS_COLORS.get(state, GREY))
         return labels, colors
 
     def _side_cards(self, draft: HandDraft, evaluation: HandEvaluation, side: str) -> None:
@@ -360,7 +355,7 @@ class _Entry:
             )
         if evaluation.missing:
             st.button(
-                t("manual.rest", count=len(evaluation.missing), side=side),
+                t.n("manual.rest", len(evaluation.missing), side=side),
                 key=self.k("rest", side),
                 on_click=self._add_manual,
                 args=(side, evaluation.missing),
@@ -433,15 +428,21 @@ class _Entry:
         if evaluation.error is not None:
             st.error(t(evaluation.error[0], **evaluation.error[1]))
         for conflict in evaluation.conflicts:
-            self._conflict(draft, conflict.card, conflict.sides)
+            self._conflict(conflict)
         for doubt in evaluation.uncertain:
-            self._uncertain(draft, doubt.card, doubt.side, doubt.alternatives)
+            self._uncertain(draft, doubt)
         if evaluation.extra:
-            st.info(t("check.extra", count=evaluation.extra))
+            st.info(t.n("check.extra", evaluation.extra))
         if evaluation.missing:
             self._missing(draft, evaluation)
-        elif not evaluation.conflicts:
+        elif not evaluation.conflicts and evaluation.complement_count is None:
             st.success(t("check.complete"))
+        # Advice on missing cards repeats the rows above, which also offer the fix.
+        advice = [a.text[t.lang] for a in evaluation.advice if a.key not in MISSING_ADVICE]
+        if advice:
+            st.markdown("\n".join(f"- {text}" for text in advice))
+        if evaluation.ready and not evaluation.determinate:
+            st.warning(t("check.not_determinate"))
         if draft.mode == PHOTOS and draft.corrections:
             self._corrections(draft)
 
@@ -464,7 +465,7 @@ class _Entry:
 
     def _missing(self, draft: HandDraft, evaluation: HandEvaluation) -> None:
         t = self.t
-        st.warning(t("check.missing", count=len(evaluation.missing)))
+        st.warning(t.n("check.missing", len(evaluation.missing)))
         deciding: dict[Card, list[str]] = {}
         for category, cards in evaluation.deciding.items():
             for card in cards:
@@ -514,8 +515,12 @@ class _Entry:
         if clear:
             st.session_state[clear] = None
 
-    def _conflict(self, draft: HandDraft, card: Card, sides: Sequence[str]) -> None:
+    def _conflict(self, conflict: Conflict) -> None:
         t = self.t
+        card, sides = conflict.card, conflict.sides
+        if conflict.kind == "photo":
+            st.error(t("check.conflict_photo", card=t.card(card), side=sides[0]))
+            return  # the advice says which photo to take again; the card's pill fixes it
         st.error(t("check.conflict", card=t.card(card), sides=", ".join(sides)))
         self._side_buttons(
             sides,
@@ -533,13 +538,12 @@ class _Entry:
             if other != side:
                 self.store.add_correction("remove", card, other, None)
 
-    def _uncertain(
-        self, draft: HandDraft, card: Card, side: str, alternatives: Sequence[Card]
-    ) -> None:
+    def _uncertain(self, draft: HandDraft, doubt: Uncertain) -> None:
         t = self.t
+        card, side = doubt.card, doubt.side
         text = t("check.uncertain", card=t.card(card), side=side)
-        if alternatives:
-            text += " " + t("check.alternatives", cards=t.cards(alternatives))
+        if doubt.alternatives:
+            text += " " + t("check.alternatives", cards=t.cards(doubt.alternatives))
         st.warning(text)
         st.button(
             t("fix.confirm", card=t.card(card)),
@@ -547,12 +551,18 @@ class _Entry:
             on_click=self._correct,
             args=("confirm", card, side, None),
         )
-        st.button(
-            t("fix.remove", card=t.card(card)),
-            key=self.k("uncertain_remove", side, card),
-            on_click=self._correct,
-            args=("remove", card, side, None),
-        )
+        for alternative in doubt.alternatives[:2]:
+            st.button(
+                t("fix.replace", card=t.card(alternative)),
+                key=self.k("replace", side, card, alternative),
+                on_click=self._replace,
+                args=(card, alternative, side),
+            )
+
+    def _replace(self, card: Card, alternative: Card, side: str) -> None:
+        """The doubtful card is in fact `alternative`: not `card`, but `alternative`, in `side`."""
+        self.store.add_correction("remove", card, side, None)
+        self.store.add_correction("add", alternative, side, None)
 
     def _corrections(self, draft: HandDraft) -> None:
         t = self.t

@@ -103,7 +103,7 @@ def render_history(
         with st.expander(f"{t('history.hand', number=index + 1)} — {points}", expanded=False):
             render_breakdown(result, match.rules, t)
             if hand.corrections:
-                st.caption(t("history.corrections", count=len(hand.corrections)))
+                st.caption(t.n("history.corrections", len(hand.corrections)))
             for side in stored.sides:
                 photos = [photo for photo in hand.photos if photo.side == side]
                 if photos:

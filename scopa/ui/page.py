@@ -257,9 +257,18 @@ def _cancel_edit(repo: MatchRepository, draft_id: int) -> None:
 
 
 def _edit_hand(repo: MatchRepository, stored: StoredMatch, hand_id: int, t: Translator) -> None:
-    index = next(i for i, hand in enumerate(stored.hands) if hand.id == hand_id)
+    index, hand = next((i, h) for i, h in enumerate(stored.hands) if h.id == hand_id)
     st.subheader(t("edit.title", number=index + 1))
-    draft = repo.open_draft(stored.id, replaces=hand_id)
+    # The edit starts from what was saved: its scope, and its cards for the manual grid.
+    saved = hand.sides or {}
+    draft = repo.open_draft(
+        stored.id,
+        replaces=hand_id,
+        entry={
+            "scope": {side: spec["scope"] for side, spec in saved.items()},
+            "manual": {side: spec["cards"] for side, spec in saved.items()},
+        },
+    )
     store = RepositoryDraftStore(repo, draft.id, stored.sides)
     submission = render_hand_entry(
         store,
