@@ -95,7 +95,7 @@ class Match:
                 f"the match is already decided ({self._state.winner!r} won at hand "
                 f"{len(self._hands)}); no further hand can be added"
             )
-        result = self._score(sides_input, len(self._hands))
+        result = self._score(sides_input)
         self._hands.append(result)
         self._state = self._state.after(result, self.rules)
         return result
@@ -107,7 +107,7 @@ class Match:
         not have been played: ScopaError, and the match is left unchanged.
         """
         position = self._check_index(index)
-        result = self._score(sides_input, position)
+        result = self._score(sides_input)
         hands = list(self._hands)
         hands[position] = result
         self._state = self._replay(hands)
@@ -153,7 +153,7 @@ class Match:
                 raise ScopaError(f"hand {number}: {exc}") from None
         return match
 
-    def _score(self, sides_input: HandInput, position: int) -> HandResult:
+    def _score(self, sides_input: HandInput) -> HandResult:
         if not isinstance(sides_input, Mapping):
             raise ScopaError(
                 f"a hand must map side names to their cards, got {type(sides_input).__name__}"
@@ -164,7 +164,7 @@ class Match:
             extra = sorted(str(name) for name in names if name not in self.sides)
             problem = f"lacks side {missing[0]!r}" if missing else f"has unknown side {extra[0]!r}"
             raise ScopaError(
-                f"hand {position + 1} {problem}; the match's sides are {', '.join(map(repr, self.sides))}"
+                f"the hand {problem} (the match's sides are {', '.join(map(repr, self.sides))})"
             )
         ordered = {name: sides_input[name] for name in self.sides}
         return score_hand(ordered, self.rules)

@@ -157,9 +157,9 @@ def test_napoleone_during_a_spareggio_wins_even_for_a_side_outside_it():
 
 def test_hands_must_have_the_match_sides():
     match = Match(CLASSICA, ["Noi", "Loro"])
-    with pytest.raises(ScopaError, match="hand 1 lacks side 'Loro'"):
+    with pytest.raises(ScopaError, match="the hand lacks side 'Loro'"):
         match.add_hand(hand(names=("Noi", "Voi")))
-    with pytest.raises(ScopaError, match="hand 1 has unknown side 'X'"):
+    with pytest.raises(ScopaError, match="the hand has unknown side 'X'"):
         match.add_hand({**hand(names=("Noi", "Loro")), "X": {"cards": []}})
     assert match.hands == ()
 
