@@ -1,0 +1,220 @@
+"""Write ultralytics-format datasets from synthetic scenes, reproducibly from a seed.
+
+- detector: `<out>/detect/images/{train,val}/*.jpg`, `labels/.../*.txt` (one class, oriented
+  boxes as four normalised corners) and `data.yaml`;
+- identifier: `<out>/identify/{train,val}/<code>/*.jpg`, straightened card crops in 40 folders.
+
+Every image is drawn from its own generator seeded by (seed, split, index), so the output does not
+depend on the number of worker processes or on their scheduling.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from scoring.cards import CARD_CODES
+
+from . import faces as face_lib
+from . import photometric
+from .scenes import LAYOUTS, Assets, render_card_crop, render_scene, warp_crop
+
+SPLIT_IDS = {"train": 0, "val": 1}
+# How often each deck appears in scenes; real decks bring real paper and print.
+DECK_WEIGHTS = {
+    "napoletane-hires": 3,
+    "napoletane": 1.5,
+    "piacentine": 1.5,
+    "bergamasche": 1.5,
+    "francesi": 1,
+    "real": 2,
+}
+LAYOUT_WEIGHTS = {"grid": 0.3, "rows": 0.3, "cascade": 0.2, "scatter": 0.2}
+MIN_VISIBLE = 0.3  # label a card only if at least this fraction of it shows (amodal box)
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    shared: Path
+    seed: int = 0
+    exclude_real_decks: tuple[str, ...] = ()  # real decks kept out of training, to measure on
+
+
+_assets: Assets | None = None
+_real_photos: list[tuple[str, np.ndarray, np.ndarray]] = []
+_config: GeneratorConfig | None = None
+
+
+def _init_worker(config: GeneratorConfig) -> None:
+    """Load faces, backs and surfaces once per process."""
+    global _assets, _config, _real_photos
+    _config = config
+    scan_faces = face_lib.load_scan_faces(config.shared)
+    real_faces = face_lib.load_real_faces(config.shared, exclude_decks=config.exclude_real_decks)
+    _assets = Assets(
+        scan_faces + real_faces,
+        face_lib.load_backs(config.shared),
+        face_lib.real_photo_margins(config.shared),
+    )
+    _real_photos = [
+        (c, p, q)
+        for c, _deck, p, q in face_lib.iter_real_photos(config.shared, config.exclude_real_decks)
+    ]
+
+
+def _rng(split: str, index: int, stream: int) -> np.random.Generator:
+    return np.random.default_rng([_config.seed, stream, SPLIT_IDS[split], index])
+
+
+def _pick_deck(rng: np.random.Generator) -> list[face_lib.Face]:
+    names = list(DECK_WEIGHTS)
+    p = np.array([DECK_WEIGHTS[n] for n in names], float)
+    name = names[rng.choice(len(names), p=p / p.sum())]
+    if name == "real":
+        real_decks = sorted({f.deck for f in _assets.faces if f.real})
+        if not real_decks:
+            name = "napoletane-hires"
+        else:
+            deck = real_decks[rng.integers(len(real_decks))]
+            return [f for f in _assets.faces if f.deck == deck]
+    return [f for f in _assets.faces if f.deck == name and not f.real]
+
+
+def scene_for(
+    split: str,
+    index: int,
+    size: tuple[int, int],
+    layout: str | None = None,
+    n_cards: int | None = None,
+):
+    """The scene number `index` of a split: the same arguments always give the same scene."""
+    rng = _rng(split, index, stream=1)
+    deck = _pick_deck(rng)
+    if layout is None:
+        layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
+    n = n_cards or int(rng.integers(10, 31))
+    chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
+    if rng.random() < 0.5:  # portrait photos as often as landscape ones
+        size = (size[1], size[0])
+    return render_scene(rng, _assets, chosen, layout, size=size)
+
+
+def obb_label_lines(scene, min_visible: float = MIN_VISIBLE) -> list[str]:
+    h, w = scene.image.shape[:2]
+    lines = []
+    for card in scene.cards:
+        if card.visible < min_visible:
+            continue
+        pts = (card.quad / np.float32([w, h])).clip(0, 1).ravel()
+        lines.append("0 " + " ".join(f"{v:.6f}" for v in pts))
+    return lines
+
+
+def _write_detect_item(job: tuple[str, int, str, tuple[int, int]]) -> int:
+    split, index, out, size = job
+    scene = scene_for(split, index, size)
+    stem = f"{split}_{index:05d}"
+    cv2.imwrite(
+        str(Path(out) / "images" / split / f"{stem}.jpg"),
+        scene.image,
+        [cv2.IMWRITE_JPEG_QUALITY, 92],
+    )
+    lines = obb_label_lines(scene)
+    (Path(out) / "labels" / split / f"{stem}.txt").write_text("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def _write_identify_item(job: tuple[str, int, str, int]) -> None:
+    """One crop: a synthetic photo of a face, or a real photo cut with jittered corners."""
+    split, index, out, crop_size = job
+    rng = _rng(split, index, stream=2)
+    if _real_photos and rng.random() < 0.25:
+        code, photo, quad = _real_photos[rng.integers(len(_real_photos))]
+        jitter = rng.normal(0, 0.03, (4, 2)).astype(np.float32) * np.float32(
+            [np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0])]
+        )
+        corners = (
+            np.roll(quad, 2 * int(rng.random() < 0.5), axis=0) + jitter
+        )  # upside down half the time
+        crop = warp_crop(photometric.camera(rng, photo.astype(np.float32)), corners, crop_size)
+    else:
+        face = _assets.faces[rng.integers(len(_assets.faces))]
+        code = face.code
+        crop = render_card_crop(rng, _assets, face, crop_size)
+    path = Path(out) / split / code / f"{split}_{index:06d}.jpg"
+    cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+
+
+def _run(func: Callable, jobs: list, config: GeneratorConfig, workers: int, desc: str) -> list:
+    results = []
+    if workers <= 1:
+        _init_worker(config)
+        for job in tqdm(jobs, desc=desc, unit="img"):
+            results.append(func(job))
+        return results
+    with mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(config,)) as pool:
+        for result in tqdm(
+            pool.imap(func, jobs, chunksize=4), total=len(jobs), desc=desc, unit="img"
+        ):
+            results.append(result)
+    return results
+
+
+def make_detection_dataset(
+    out: Path,
+    config: GeneratorConfig,
+    n_train: int,
+    n_val: int,
+    size: tuple[int, int] = (1024, 768),
+    workers: int = 2,
+) -> Path:
+    """Write the one-class oriented-box dataset; returns its data.yaml."""
+    out = Path(out)
+    for split in SPLIT_IDS:
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+    jobs = [("train", i, str(out), size) for i in range(n_train)] + [
+        ("val", i, str(out), size) for i in range(n_val)
+    ]
+    _run(_write_detect_item, jobs, config, workers, "detector scenes")
+    yaml = out / "data.yaml"
+    yaml.write_text(
+        f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: card\n"
+    )
+    return yaml
+
+
+def make_identification_dataset(
+    out: Path,
+    config: GeneratorConfig,
+    n_train: int,
+    n_val: int,
+    crop_size: int = 160,
+    workers: int = 2,
+) -> Path:
+    """Write the 40-class crop dataset (class folders); returns its root."""
+    out = Path(out)
+    for split in SPLIT_IDS:
+        for code in CARD_CODES:
+            (out / split / code).mkdir(parents=True, exist_ok=True)
+    jobs = [("train", i, str(out), crop_size) for i in range(n_train)] + [
+        ("val", i, str(out), crop_size) for i in range(n_val)
+    ]
+    _run(_write_identify_item, jobs, config, workers, "identifier crops")
+    return out
+
+
+def iter_scenes(
+    config: GeneratorConfig, split: str, indices: Iterable[int], size=(1024, 768), **kwargs
+):
+    """Scenes for benchmarks and tests, in this process."""
+    if _config != config:
+        _init_worker(config)
+    for index in indices:
+        yield scene_for(split, index, size, **kwargs)

@@ -1,0 +1,5 @@
+import sys
+
+from scopa.cli import main
+
+sys.exit(main())

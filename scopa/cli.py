@@ -1,0 +1,51 @@
+"""The `scopa` command line: a thin dispatcher over the libraries.
+
+Each sub-command lives in `scopa/commands/<group>.py`, which exposes `register(subparsers)`;
+a command's handler returns an exit status. Any `ScopaError` becomes a one-line message on
+stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from scoring.errors import ScopaError
+
+# Command groups, imported lazily so that `scopa score-hand` never pays for torch.
+COMMAND_MODULES = ("score", "vision", "photos", "tournament")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scopa",
+        description="Score assistant for Scopa and Scopa d'Assi.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"scopa.commands.{name}")
+        except ModuleNotFoundError as exc:  # a command group not built yet in this checkout
+            if exc.name != f"scopa.commands.{name}":
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except ScopaError as exc:
+        print(f"scopa {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"scopa {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of `scopa`; each module exposes `register(subparsers)`."""

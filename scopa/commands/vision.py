@@ -1,0 +1,268 @@
+"""`scopa make-dataset`, `scopa train`, `scopa detect`, `scopa eval`: the recognition commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from scoring.errors import ScopaError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_SHARED = PROJECT_ROOT.parent / "shared"
+DEFAULT_DATA = PROJECT_ROOT / "datasets" / "generated"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "make-dataset",
+        help="generate synthetic training data for the detector and the identifier",
+        description="Render synthetic pile photos and card crops (reproducible from --seed).",
+    )
+    p.add_argument(
+        "--out", type=Path, default=DEFAULT_DATA, help="output folder (default: datasets/generated)"
+    )
+    p.add_argument(
+        "--shared",
+        type=Path,
+        default=DEFAULT_SHARED,
+        help="folder with decks/ and real/ (default: ../shared)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--scenes", type=int, default=700, help="training pile photos for the detector")
+    p.add_argument("--val-scenes", type=int, default=60)
+    p.add_argument("--crops", type=int, default=8000, help="training card crops for the identifier")
+    p.add_argument("--val-crops", type=int, default=800)
+    p.add_argument(
+        "--hold-out-deck",
+        action="append",
+        default=[],
+        metavar="DECK",
+        help="keep a real/dev deck out of training (repeatable)",
+    )
+    p.add_argument(
+        "--only", choices=["detector", "identifier"], help="build one of the two datasets"
+    )
+    p.add_argument("--workers", type=int, default=2)
+    p.set_defaults(handler=make_dataset)
+
+    p = subparsers.add_parser(
+        "train",
+        help="train the detector and/or identifier from their yaml (offline, resumable)",
+        description="Train on datasets written by make-dataset; weights go to runs/<model>/ and, with --install, models/.",
+    )
+    p.add_argument("model", choices=["detector", "identifier"])
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--epochs", type=int, default=None)
+    p.add_argument("--imgsz", type=int, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the interrupted run from runs/<model>/weights/last.pt",
+    )
+    p.add_argument(
+        "--install",
+        action="store_true",
+        help="copy the best weights to models/<model>.pt when done",
+    )
+    p.set_defaults(handler=train)
+
+    p = subparsers.add_parser(
+        "detect",
+        help="find and identify the cards in photos",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Find and identify every card in each photo.",
+        epilog="example:\n  scopa detect pile.jpg --annotate out/\n  scopa detect a.jpg b.heic --json",
+    )
+    p.add_argument("images", nargs="+", type=Path)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument(
+        "--annotate",
+        type=Path,
+        metavar="DIR",
+        help="write each photo with its cards outlined to DIR",
+    )
+    p.add_argument(
+        "--deck", default="napoletane", help="deck style: napoletane (default) or francesi"
+    )
+    p.set_defaults(handler=detect)
+
+    p = subparsers.add_parser(
+        "eval",
+        help="measure recognition accuracy on single-card photos and generated piles",
+        description="Accuracy on a folder laid out like real/dev (<deck>/<code>.jpg) and on generated pile photos.",
+    )
+    p.add_argument(
+        "--photos",
+        type=Path,
+        action="append",
+        default=None,
+        help="single-card photo folder (default: ../shared/real/dev)",
+    )
+    p.add_argument(
+        "--scenes", type=int, default=40, help="generated pile photos per layout (0 to skip)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=1000, help="seed of the generated piles (training used 0)"
+    )
+    p.add_argument("--deck", default="napoletane")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=evaluate)
+
+
+def make_dataset(args: argparse.Namespace) -> int:
+    from scopa_datasets.build import (
+        GeneratorConfig,
+        make_detection_dataset,
+        make_identification_dataset,
+    )
+
+    if not (args.shared / "decks").is_dir():
+        raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
+    config = GeneratorConfig(
+        shared=args.shared, seed=args.seed, exclude_real_decks=tuple(args.hold_out_deck)
+    )
+    if args.only in (None, "detector"):
+        yaml = make_detection_dataset(
+            args.out / "detect", config, args.scenes, args.val_scenes, workers=args.workers
+        )
+        print(f"detector dataset: {yaml}")
+    if args.only in (None, "identifier"):
+        root = make_identification_dataset(
+            args.out / "identify", config, args.crops, args.val_crops, workers=args.workers
+        )
+        print(f"identifier dataset: {root}")
+    return 0
+
+
+def train(args: argparse.Namespace) -> int:
+    from vision import train as training
+
+    overrides = {k: v for k, v in (("epochs", args.epochs), ("imgsz", args.imgsz)) if v is not None}
+    if args.model == "detector":
+        data = args.data / "detect" / "data.yaml"
+        spec = training.detector_spec(data, seed=args.seed, **overrides)
+    else:
+        data = args.data / "identify"
+        spec = training.identifier_spec(data, seed=args.seed, **overrides)
+    if not data.exists() and not args.resume:
+        raise ScopaError(f"{data}: no dataset here; run `scopa make-dataset` first")
+    best = training.train(spec, resume=args.resume)
+    print(f"best weights: {best}")
+    if args.install:
+        print(f"installed: {training.install_weights(best, args.model)}")
+    return 0
+
+
+def _recognizer(deck: str):
+    from vision import get_recognizer
+    from vision.pipeline import ModelsMissingError
+
+    try:
+        return get_recognizer(deck=deck)
+    except ModelsMissingError as exc:
+        raise ScopaError(
+            f"{exc}; train them with `scopa train` or restore models/ from git"
+        ) from None
+
+
+def detect(args: argparse.Namespace) -> int:
+    import cv2
+    from tqdm import tqdm
+
+    from vision import ImageError, annotate, load_image
+
+    recognizer = _recognizer(args.deck)
+    results, failures = [], 0
+    for path in tqdm(
+        args.images, desc="photos", unit="photo", disable=len(args.images) < 2, file=sys.stderr
+    ):
+        try:
+            result = recognizer.recognize(path)
+        except ImageError as exc:
+            failures += 1
+            print(f"scopa detect: error: {exc}", file=sys.stderr)
+            results.append({"path": str(path), "error": str(exc)})
+            continue
+        results.append(result.to_dict())
+        if args.annotate:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+            drawn = annotate(load_image(path), result)
+            cv2.imwrite(
+                str(args.annotate / f"{path.stem}.jpg"), drawn, [cv2.IMWRITE_JPEG_QUALITY, 90]
+            )
+        if not args.json:
+            _print_table(result)
+    if args.json:
+        print(json.dumps({"images": results}, indent=2))
+    return 2 if failures else 0
+
+
+def _print_table(result) -> None:
+    from scoring import parse_card
+
+    print(f"{result.path}  ({result.width}x{result.height}): {len(result.cards)} cards")
+    for i, card in enumerate(result.cards, 1):
+        x, y = card.quad.mean(0)
+        print(
+            f"  {i:2d}  {card.card:>3}  {parse_card(card.card).name_it:<22} {card.confidence:6.1%}   at ({x:.0f}, {y:.0f})"
+        )
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision import evaluate as ev
+
+    recognizer = _recognizer(args.deck)
+    report: dict = {}
+    for folder in args.photos or [DEFAULT_SHARED / "real" / "dev"]:
+        if not folder.is_dir():
+            raise ScopaError(f"{folder}: not a folder")
+        single = ev.evaluate_single_cards(
+            recognizer,
+            folder,
+            progress=lambda it: tqdm(list(it), desc=f"photos in {folder.name}", file=sys.stderr),
+        )
+        report[str(folder)] = single.to_dict()
+    if args.scenes:
+        from scopa_datasets.build import GeneratorConfig, iter_scenes
+        from scopa_datasets.scenes import LAYOUTS
+
+        config = GeneratorConfig(shared=DEFAULT_SHARED, seed=args.seed)
+        scene_report = ev.SceneReport()
+        for layout in LAYOUTS:
+            scenes = iter_scenes(config, "val", range(args.scenes), layout=layout)
+            bar = lambda it, layout=layout: tqdm(
+                it, total=args.scenes, desc=f"{layout} piles", file=sys.stderr
+            )  # noqa: E731
+            ev.evaluate_scenes(recognizer, scenes, progress=bar, report=scene_report)
+        report["generated"] = scene_report.to_dict()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _print_eval(report)
+    return 0
+
+
+def _print_eval(report: dict) -> None:
+    for name, part in report.items():
+        if name == "generated":
+            print(
+                "generated piles (found / identified of all cards showing >= 30%, false cards per 100 photos):"
+            )
+            for layout, s in part["layouts"].items():
+                print(
+                    f"  {layout:<8} {s['photos']:4d} photos {s['cards']:5d} cards  found {s['found']:.2%}  identified {s['identified']:.2%}  false {s['false_cards_per_100_photos']}"
+                )
+            for c in part["confusions"]:
+                print(f"    {c['truth']} read as {c['read']}: {c['count']}")
+            print(f"  median time per photo: {part['median_seconds']} s")
+            continue
+        print(f"{name}: {part['correct']}/{part['photos']} = {part['accuracy']:.2%}")
+        for deck, s in part["per_deck"].items():
+            print(f"  {deck:<20} {s['correct']}/{s['photos']}")
+        for c in part["confusions"]:
+            print(f"    {c['deck']}: {c['truth']} read as {c['read']} ({c['confidence']:.0%})")

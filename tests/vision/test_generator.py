@@ -1,0 +1,101 @@
+"""The synthetic data generator: labels line up with what was drawn, and seeds reproduce."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.geometry import portrait_corners, warp_crop
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+needs_shared = pytest.mark.skipif(
+    not (SHARED / "decks").is_dir(), reason="../shared/decks not present"
+)
+
+
+def test_portrait_corners_orders_a_rotated_card():
+    # A portrait card (w=40, h=80) turned 90 degrees: its long side is horizontal in the image.
+    landscape = np.float32([[100, 100], [180, 100], [180, 140], [100, 140]])
+    quad = portrait_corners(landscape[[2, 0, 3, 1]])  # any input order
+    top = np.linalg.norm(quad[1] - quad[0])
+    side = np.linalg.norm(quad[3] - quad[0])
+    assert top == pytest.approx(40) and side == pytest.approx(80)
+    # Clockwise in image coordinates.
+    (ax, ay), (bx, by) = quad[1] - quad[0], quad[2] - quad[1]
+    assert ax * by - ay * bx > 0
+
+
+def test_warp_crop_straightens_a_quad():
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[50:150, 80:120] = 255
+    crop = warp_crop(image, np.float32([[80, 50], [119, 50], [119, 149], [80, 149]]), 32)
+    assert crop.shape == (32, 32, 3) and crop.mean() > 240
+
+
+@pytest.fixture(scope="module")
+def generator():
+    from scopa_datasets import build
+
+    config = build.GeneratorConfig(shared=SHARED, seed=7)
+    build._init_worker(config)
+    return build, config
+
+
+@needs_shared
+@pytest.mark.parametrize("layout", ["grid", "rows", "cascade", "scatter"])
+def test_scene_labels_line_up_with_the_drawn_cards(generator, layout):
+    build, config = generator
+    scene = next(build.iter_scenes(config, "val", [3], size=(640, 480), layout=layout, n_cards=12))
+    h, w = scene.image.shape[:2]
+    assert len(scene.cards) == 12
+    codes = [c.code for c in scene.cards]
+    assert len(set(codes)) == 12  # a pile holds each card once
+    background = np.median(
+        np.concatenate([scene.image[:4].reshape(-1, 3), scene.image[-4:].reshape(-1, 3)]), axis=0
+    )
+    for card in scene.cards:
+        assert 0 <= card.visible <= 1
+        assert card.quad[:, 0].min() >= 0 and card.quad[:, 0].max() < w
+        assert card.quad[:, 1].min() >= 0 and card.quad[:, 1].max() < h
+        if card.visible > 0.9:
+            # The middle of a fully visible card is card, not table: it differs from the background.
+            crop = warp_crop(scene.image, card.quad, 48)[12:36, 12:36]
+            assert np.abs(crop.reshape(-1, 3).mean(0) - background).max() > 5 or crop.std() > 20
+    lines = build.obb_label_lines(scene)
+    assert len(lines) == sum(c.visible >= build.MIN_VISIBLE for c in scene.cards)
+    for line in lines:
+        values = [float(v) for v in line.split()[1:]]
+        assert len(values) == 8 and all(0 <= v <= 1 for v in values)
+
+
+@needs_shared
+def test_same_seed_same_scene(generator):
+    build, config = generator
+    a = next(build.iter_scenes(config, "train", [5], size=(320, 240)))
+    b = next(build.iter_scenes(config, "train", [5], size=(320, 240)))
+    assert [c.code for c in a.cards] == [c.code for c in b.cards]
+    assert np.array_equal(a.image, b.image)
+
+
+def test_fully_covered_card_is_not_visible():
+    from scopa_datasets.scenes import card_quad, visible_fractions
+
+    under = card_quad(100, 100, 50, 0)
+    over = card_quad(100, 100, 60, 0)  # larger, on top
+    beside = card_quad(300, 100, 50, 0)
+    fractions = visible_fractions([under, over, beside], (240, 400), scale=1.0)
+    assert fractions[0] < 0.05 and fractions[1] > 0.95 and fractions[2] > 0.95
+
+
+@needs_shared
+def test_identifier_crop_is_a_square_of_the_requested_size(generator):
+    build, _ = generator
+    from scopa_datasets.scenes import render_card_crop
+
+    rng = np.random.default_rng(0)
+    crop = render_card_crop(rng, build._assets, build._assets.faces[0], 96)
+    assert crop.shape == (96, 96, 3)
+    assert cv2.Laplacian(crop, cv2.CV_64F).var() > 1  # not a blank image

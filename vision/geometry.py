@@ -1,0 +1,41 @@
+"""Card geometry shared by the recogniser and the data generator: corner order and straightening."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def warp_crop(image: np.ndarray, quad: np.ndarray, size: int) -> np.ndarray:
+    """Straighten the card at `quad` (TL, TR, BR, BL) into a size x size square (stretched).
+
+    The identifier sees every card as the same square whatever its shape in the photo, so
+    training crops and crops cut from real photos go through this one function.
+    """
+    dst = np.float32([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]])
+    matrix = cv2.getPerspectiveTransform(np.float32(quad), dst)
+    return cv2.warpPerspective(
+        image, matrix, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+def portrait_corners(points: np.ndarray) -> np.ndarray:
+    """Order four corners as TL, TR, BR, BL of an upright (portrait) card.
+
+    A detector's oriented box does not know which short side is the top; the card's content
+    decides that later (the identifier is trained on both orientations). Here the long sides are
+    made vertical and the first corner is the one nearest the image's top-left.
+    """
+    pts = np.asarray(points, np.float32).reshape(4, 2)
+    center = pts.mean(0)
+    angles = np.arctan2(pts[:, 1] - center[1], pts[:, 0] - center[0])
+    pts = pts[np.argsort(angles)]  # clockwise in image coordinates (y down), starting anywhere
+    # Make edge 0->1 a short side (the top).
+    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[2] - pts[1]):
+        pts = np.roll(pts, -1, axis=0)
+    # Of the two short sides, call the upper one the top.
+    if (pts[2] + pts[3]).sum() / 2 < (pts[0] + pts[1]).sum() / 2 and (pts[2, 1] + pts[3, 1]) < (
+        pts[0, 1] + pts[1, 1]
+    ):
+        pts = np.roll(pts, 2, axis=0)
+    return pts

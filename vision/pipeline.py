@@ -1,0 +1,130 @@
+"""Photo in, cards out: oriented card detector, then a 40-way identifier on straightened crops.
+
+The detector runs on a downscaled copy of the photo; each card is then cut from the decoded photo
+at full working resolution (see DESIGN.md: at detector scale a card is too small to count pips).
+The identifier sees every crop twice, upright and turned half a turn, because an oriented box
+does not know which end of the card is the top; the two probability vectors are averaged.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from scoring import CARD_CODES
+
+from . import yolo_env
+from .decode import Source, load_working_image
+from .geometry import portrait_corners, warp_crop
+from .types import DetectedCard, PhotoResult
+
+MODELS_DIR = yolo_env.PROJECT_ROOT / "models"
+DETECTOR_FILE = "detector.pt"
+IDENTIFIER_FILE = "identifier.pt"
+DECK_STYLES = ("napoletane", "francesi")
+
+
+class ModelsMissingError(RuntimeError):
+    """The committed weights are not where they should be (a broken checkout, not bad input)."""
+
+
+class CardRecognizer:
+    """Loads the committed models once; `recognize` is safe to call from several threads."""
+
+    def __init__(
+        self,
+        models_dir: str | Path | None = None,
+        deck: str = "napoletane",
+        detector_imgsz: int = 640,
+        box_threshold: float = 0.35,
+    ) -> None:
+        if deck not in DECK_STYLES:
+            from scoring.errors import ScopaError
+
+            raise ScopaError(f"unknown deck style {deck!r}: choose one of {', '.join(DECK_STYLES)}")
+        yolo_env.configure()
+        from ultralytics import YOLO
+
+        self.models_dir = Path(models_dir) if models_dir else MODELS_DIR
+        self.deck = deck
+        detector_path = self.models_dir / DETECTOR_FILE
+        identifier_path = self._identifier_path()
+        for path in (detector_path, identifier_path):
+            if not path.is_file():
+                raise ModelsMissingError(f"model weights not found: {path}")
+        self.detector = YOLO(str(detector_path), task="obb")
+        self.identifier = YOLO(str(identifier_path), task="classify")
+        self.detector_imgsz = detector_imgsz
+        self.box_threshold = box_threshold
+        self.crop_size = int(self.identifier.model.args.get("imgsz", 160))
+        # The identifier's class order is its folder names sorted; map it onto DECK order once.
+        names = self.identifier.names
+        self._to_deck_order = np.array([CARD_CODES.index(names[i]) for i in range(len(names))])
+        self._lock = threading.Lock()
+
+    def _identifier_path(self) -> Path:
+        """A deck style may have an identifier of its own; otherwise the shared one serves."""
+        specific = self.models_dir / f"identifier-{self.deck}.pt"
+        return specific if specific.is_file() else self.models_dir / IDENTIFIER_FILE
+
+    def recognize(self, source: Source | np.ndarray, path: str | None = None) -> PhotoResult:
+        """Find and identify every card in a photo (a path, bytes, a file object or a BGR array)."""
+        if isinstance(source, np.ndarray):
+            image, scale = source, 1.0
+        else:
+            image, scale = load_working_image(source, name=path)
+            if path is None and isinstance(source, str | Path):
+                path = str(source)
+        height, width = round(image.shape[0] * scale), round(image.shape[1] * scale)
+        quads, box_scores = self.detect(image)
+        cards = []
+        if len(quads):
+            probs = self.identify(image, quads)
+            for quad, box_score, p in zip(quads, box_scores, probs, strict=True):
+                best = int(p.argmax())
+                cards.append(
+                    DetectedCard(
+                        CARD_CODES[best], float(p[best]), p, quad * scale, float(box_score)
+                    )
+                )
+        cards.sort(
+            key=lambda c: (
+                round(float(c.quad[:, 1].mean()) / max(height / 12, 1)),
+                float(c.quad[:, 0].mean()),
+            )
+        )
+        return PhotoResult(path, width, height, cards)
+
+    def detect(self, image: np.ndarray) -> tuple[list[np.ndarray], list[float]]:
+        """Oriented card boxes as portrait-ordered corner quads, in `image` pixels."""
+        with self._lock:  # ultralytics predictors keep per-call state
+            result = self.detector.predict(
+                image, imgsz=self.detector_imgsz, conf=self.box_threshold, iou=0.5, verbose=False
+            )[0]
+        if result.obb is None or len(result.obb) == 0:
+            return [], []
+        corners = result.obb.xyxyxyxy.cpu().numpy()
+        scores = result.obb.conf.cpu().numpy()
+        return [portrait_corners(c) for c in corners], [float(s) for s in scores]
+
+    def identify(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+        """(N, 40) probabilities in DECK order for the cards at `quads` in `image`."""
+        crops = [warp_crop(image, q, self.crop_size) for q in quads]
+        batch = crops + [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
+        with self._lock:
+            results = self.identifier.predict(batch, imgsz=self.crop_size, verbose=False)
+        raw = np.stack([r.probs.data.cpu().numpy() for r in results])
+        n = len(crops)
+        averaged = (raw[:n] + raw[n:]) / 2
+        probs = np.zeros_like(averaged)
+        probs[:, self._to_deck_order] = averaged
+        return probs / probs.sum(1, keepdims=True)
+
+
+@cache
+def get_recognizer(deck: str = "napoletane", models_dir: str | None = None) -> CardRecognizer:
+    """The process-wide recognizer for a deck style (models are loaded once)."""
+    return CardRecognizer(models_dir=models_dir, deck=deck)

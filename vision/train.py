@@ -1,0 +1,97 @@
+"""Train the two models from their yaml, offline, resumably; copy the weights into models/.
+
+Runs are written under `runs/<name>/` (ultralytics layout: weights/last.pt, weights/best.pt,
+results.csv). `resume=True` continues an interrupted run from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import yolo_env
+
+RUNS_DIR = yolo_env.PROJECT_ROOT / "runs"
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    name: str  # run folder and model role: "detector" or "identifier"
+    model_yaml: str
+    data: str  # data.yaml for the detector, the class-folder root for the identifier
+    epochs: int
+    imgsz: int
+    batch: int = 16
+    seed: int = 0
+    workers: int = 2
+
+
+def detector_spec(data_yaml: Path, epochs: int = 15, imgsz: int = 512, seed: int = 0) -> TrainSpec:
+    return TrainSpec("detector", "yolov8n-obb.yaml", str(data_yaml), epochs, imgsz, seed=seed)
+
+
+def identifier_spec(data_dir: Path, epochs: int = 15, imgsz: int = 160, seed: int = 0) -> TrainSpec:
+    return TrainSpec(
+        "identifier", "yolo11n-cls.yaml", str(data_dir), epochs, imgsz, batch=64, seed=seed
+    )
+
+
+def _augmentation(spec: TrainSpec) -> dict:
+    if spec.name == "identifier":
+        # Crops are whole cards stretched to a square: keep them whole (scale ~1), and let them
+        # come in every orientation a detector may cut them in (upside down, mirrored).
+        return {
+            "scale": 0.08,
+            "fliplr": 0.5,
+            "flipud": 0.5,
+            "erasing": 0.2,
+            "auto_augment": "randaugment",
+        }
+    # Scenes already have perspective, rotation and every layout; mosaic adds scale variety.
+    return {"degrees": 0.0, "fliplr": 0.5, "flipud": 0.0, "mosaic": 1.0, "close_mosaic": 3}
+
+
+def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> Path:
+    """Train (or resume) a run; returns the path of its best weights."""
+    yolo_env.configure()
+    from ultralytics import YOLO
+
+    run_dir = runs_dir / spec.name
+    last = run_dir / "weights" / "last.pt"
+    started = time.time()
+    if resume and last.exists():
+        YOLO(str(last)).train(resume=True)
+    else:
+        model = YOLO(spec.model_yaml)
+        model.train(
+            data=spec.data,
+            epochs=spec.epochs,
+            imgsz=spec.imgsz,
+            batch=spec.batch,
+            workers=spec.workers,
+            seed=spec.seed,
+            deterministic=False,  # deterministic kernels are much slower on CPU
+            device="cpu",
+            project=str(runs_dir),
+            name=spec.name,
+            exist_ok=True,
+            pretrained=False,
+            amp=False,
+            plots=False,
+            verbose=True,
+            **_augmentation(spec),
+        )
+    (run_dir / "train_seconds.txt").write_text(f"{time.time() - started:.0f}\n")
+    best = run_dir / "weights" / "best.pt"
+    return best if best.exists() else last
+
+
+def install_weights(weights: Path, role: str, models_dir: Path | None = None) -> Path:
+    """Copy trained weights to models/<role>.pt, where the program loads them from."""
+    models_dir = models_dir or yolo_env.PROJECT_ROOT / "models"
+    models_dir.mkdir(parents=True, exist_ok=True)
+    target = models_dir / f"{role}.pt"
+    shutil.copyfile(weights, target)
+    return target

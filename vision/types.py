@@ -1,0 +1,48 @@
+"""What recognition returns for a photo: every card found, with its 40-way probabilities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class DetectedCard:
+    """One card found in a photo.
+
+    `probs` holds the identifier's probabilities over the 40 cards in `scoring.DECK` order;
+    `quad` the card's corners (TL, TR, BR, BL of the card held upright, as far as the detector
+    can tell) in the original photo's pixels.
+    """
+
+    card: str
+    confidence: float
+    probs: np.ndarray
+    quad: np.ndarray
+    box_confidence: float = 1.0
+
+    def to_dict(self) -> dict:
+        return {
+            "card": self.card,
+            "confidence": round(float(self.confidence), 4),
+            "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in self.quad],
+        }
+
+
+@dataclass
+class PhotoResult:
+    """All cards found in one photo, sorted top to bottom, left to right."""
+
+    path: str | None
+    width: int
+    height: int
+    cards: list[DetectedCard] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "width": self.width,
+            "height": self.height,
+            "cards": [c.to_dict() for c in self.cards],
+        }

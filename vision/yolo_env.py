@@ -1,0 +1,53 @@
+"""Settings that keep ultralytics offline; call `configure()` before importing ultralytics.
+
+Ultralytics downloads weights for any `*.pt` name it does not find, tries to install missing
+packages, and fetches Arial.ttf for its plots. None of that can work here, so: offline mode, no
+auto-install, a config folder of our own with a local font already in place.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _config_dir() -> Path:
+    preferred = PROJECT_ROOT / ".config"
+    try:
+        preferred.mkdir(parents=True, exist_ok=True)
+        if os.access(preferred, os.W_OK):
+            return preferred
+    except OSError:
+        pass
+    fallback = Path.home() / ".cache" / "scopa"
+    fallback.mkdir(parents=True, exist_ok=True)
+    return fallback
+
+
+def configure() -> None:
+    config = _config_dir()
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "False")
+    os.environ.setdefault("YOLO_VERBOSE", "False")
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(config / "ultralytics"))
+    os.environ.setdefault("MPLCONFIGDIR", str(config / "matplotlib"))
+    fonts = Path(os.environ["YOLO_CONFIG_DIR"]) / "Ultralytics"
+    fonts.mkdir(parents=True, exist_ok=True)
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        if not (fonts / name).exists():
+            source = _local_font()
+            if source is not None:
+                shutil.copyfile(source, fonts / name)
+
+
+def _local_font() -> Path | None:
+    try:
+        import matplotlib
+
+        path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+        return path if path.exists() else None
+    except ImportError:
+        return None
