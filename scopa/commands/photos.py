@@ -176,6 +176,7 @@ def _split_pair(value: str, flag: str, shape: str) -> tuple[str, str]:
 
 def _parse_sides(values: Sequence[str]) -> dict[str, list[Path]]:
     photos: dict[str, list[Path]] = {}
+    owners: dict[Path, str] = {}
     for value in values:
         name, paths = _split_pair(value, "--side", "NAME=PHOTO[,PHOTO...]")
         if name in photos:
@@ -186,6 +187,9 @@ def _parse_sides(values: Sequence[str]) -> dict[str, list[Path]]:
         for path in photos[name]:
             if not path.is_file():
                 raise ScopaError(f"side {name!r}: photo not found: {path}")
+            owner = owners.setdefault(path.resolve(), name)
+            if owner != name:
+                raise ScopaError(f"photo {path} is given for side {owner!r} and for side {name!r}")
     return photos
 
 
