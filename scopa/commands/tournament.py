@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     scope.add_argument("--match", type=int, metavar="ID", help="only this match")
     scope.add_argument("--hand", type=int, metavar="ID", help="only this hand")
     verify.add_argument(
-        "--deck", default="napoletane", help="deck of the cards (default: napoletane)"
+        "--deck", help="deck of the cards (default: the tournament's, set at its creation)"
     )
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(handler=_verify)

@@ -80,6 +80,7 @@ class Tournament(Base):
     groups: Mapped[int] = mapped_column(default=1)
     swiss_rounds: Mapped[int] = mapped_column(default=0)
     knockout_size: Mapped[int] = mapped_column(default=0)  # 0: no knockout
+    deck: Mapped[str] = mapped_column(String(40), default="napoletane")  # for recognition
     stage: Mapped[str] = mapped_column(String(20), default="setup")
     referee_password_hash: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
@@ -179,6 +180,21 @@ class Photo(Base):
     sha256: Mapped[str] = mapped_column(ForeignKey("photo_blobs.sha256"))
     filename: Mapped[str] = mapped_column(String(255), default="")
     recognition: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # PhotoResult.to_dict()
+
+
+class HandDraft(Base):
+    """The hand a table is entering now: photos, recognition, corrections, scope, as JSON.
+
+    Kept in the database so that a closed tab or a restarted server loses nothing; deleted in
+    the transaction that records the hand. Photo bytes are in `photo_blobs` already.
+    """
+
+    __tablename__ = "hand_drafts"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    submission_id: Mapped[str] = mapped_column(String(100))
+    data: Mapped[dict[str, Any]]
+    updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
 
 
 class AuditEvent(Base):

@@ -289,3 +289,35 @@ def _results_table(matches: Sequence[MatchView], t: TournamentText) -> str:
             f"<td{b_bold}>{e(m.pair_b.name)}</td><td>{e(status)}</td></tr>"
         )
     return f"<table><thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def codes_html(
+    info: TournamentInfo, codes: Sequence[tuple[MatchView, str]], *, lang: str = "it"
+) -> str:
+    """One slip per table with its code, to cut out and leave on the table."""
+    from .security import format_table_code
+
+    t = TournamentText(lang)
+    e = html.escape
+    slips = []
+    for match, code in codes:
+        pairs = f"{match.pair_a.name} – {match.pair_b.name if match.pair_b else ''}"
+        slips.append(
+            '<div class="slip">'
+            f"<div>{e(info.name)} &middot; {e(t('tour.round', number=match.round_number))}</div>"
+            f"<h2>{e(t('tour.col.table'))} {match.table_number}</h2>"
+            f"<div>{e(pairs)}</div>"
+            f'<div class="code">{e(format_table_code(code))}</div>'
+            f"<div>{e(t('tour.slip.how'))}</div></div>"
+        )
+    style = (
+        "body{font-family:sans-serif} .slip{display:inline-block;width:45%;margin:1%;"
+        "padding:1em;border:1px dashed #555;page-break-inside:avoid;vertical-align:top}"
+        " .code{font:bold 2em monospace;letter-spacing:0.1em;margin:0.4em 0}"
+    )
+    return (
+        f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">'
+        f"<title>{e(info.name)}</title><style>{style}</style></head><body>"
+        + "".join(slips)
+        + "</body></html>"
+    )

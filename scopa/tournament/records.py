@@ -49,6 +49,7 @@ class TournamentSetup:
     groups: int = 1
     swiss_rounds: int = 0
     knockout_size: int = 0
+    deck: str = "napoletane"
 
     def check(self) -> None:
         """Raise ScopaError naming the first field that is not acceptable."""
@@ -162,6 +163,7 @@ class TournamentInfo:
     swiss_rounds: int
     knockout_size: int
     stage: str  # "setup" | "group" | "swiss" | "knockout" | "finished"
+    deck: str = "napoletane"
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,12 @@ are always what the rules say about the hands on record.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import copy
+import datetime as dt
+import hashlib
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -29,7 +33,19 @@ from scoring import Match as ScoringMatch
 from scoring.errors import ScopaError
 
 from . import pairing
-from .db import AuditEvent, Database, Hand, Match, Pair, Photo, PhotoBlob, Round, Tournament, utcnow
+from .db import (
+    AuditEvent,
+    Database,
+    Hand,
+    HandDraft,
+    Match,
+    Pair,
+    Photo,
+    PhotoBlob,
+    Round,
+    Tournament,
+    utcnow,
+)
 from .records import (
     CORRECTION_ACTIONS,
     SIDES,
@@ -37,10 +53,12 @@ from .records import (
     GroupStandings,
     HandSubmission,
     HandView,
+    ManualCorrection,
     MatchView,
     PairInfo,
     PairSetup,
     PhotoInfo,
+    PhotoUpload,
     TournamentInfo,
     TournamentSetup,
 )
@@ -53,6 +71,8 @@ from .security import (
     verify_password,
 )
 from .standings import MatchResult, compute_standings
+
+R = TypeVar("R")
 
 REFEREE = "referee"
 FINISHED = ("won", "bye")
@@ -122,6 +142,7 @@ class TournamentService:
                 groups=setup.groups if setup.format == "round-robin" else 1,
                 swiss_rounds=setup.swiss_rounds if setup.format == "swiss" else 0,
                 knockout_size=setup.knockout_size,
+                deck=setup.deck,
                 referee_password_hash=password_hash,
             )
             session.add(tournament)
@@ -203,6 +224,11 @@ class TableDesk:
         self.match_id = match_id
         self._code = code
 
+    @property
+    def code(self) -> str:
+        """The table code this desk was opened with."""
+        return self._code
+
     def _own(self, session: Session) -> Match:
         match = session.get(Match, self.match_id)
         if match is None or match.table_code != self._code:
@@ -255,6 +281,158 @@ class TableDesk:
     def submit_hand(self, submission: HandSubmission) -> HandView:
         """Record a hand of this match; a retry with the same submission id returns the same hand."""
         return self._service._submit(self.match_id, submission, actor="", code=self._code)
+
+    # -- the hand being entered (see scopa.tournament.ui.TableDraftStore) ----------------------
+
+    def draft(self) -> dict[str, Any]:
+        """The hand being entered: `submission_id`, `entry`, `photos`, `corrections`."""
+
+        def work(session: Session) -> dict[str, Any]:
+            self._own(session)
+            row = session.get(HandDraft, self.match_id)
+            return _draft_copy(row) if row else _empty_draft(new_submission_id())
+
+        return self._db.read(work)
+
+    def save_draft_entry(self, entry: Mapping[str, Any]) -> None:
+        """Store the entry part of the draft (mode, scope, cards picked by hand, complement)."""
+        self._change_draft(lambda draft, _session: draft.__setitem__("entry", dict(entry)))
+
+    def add_draft_photo(
+        self, side: str, data: bytes, filename: str, recognition: Mapping[str, Any]
+    ) -> int:
+        """Keep a photo and what recognition found in it; returns its draft id."""
+        if side not in SIDES:
+            raise ScopaError(f"photo {filename}: side must be 'a' or 'b', not {side!r}")
+        if not data:
+            raise ScopaError(f"photo {filename}: empty file")
+        sha256 = hashlib.sha256(data).hexdigest()
+
+        def change(draft: dict[str, Any], session: Session) -> int:
+            _store_blob(session, sha256, data)
+            photo_id = _next_draft_id(draft)
+            draft["photos"].append(
+                {
+                    "id": photo_id,
+                    "side": side,
+                    "filename": filename[:255],
+                    "sha256": sha256,
+                    "recognition": dict(recognition),
+                }
+            )
+            return photo_id
+
+        return self._change_draft(change)
+
+    def remove_draft_photo(self, photo_id: int) -> None:
+        def change(draft: dict[str, Any], _session: Session) -> None:
+            draft["photos"] = [p for p in draft["photos"] if p["id"] != photo_id]
+
+        self._change_draft(change)
+
+    def draft_photo(self, photo_id: int) -> bytes:
+        def work(session: Session) -> bytes:
+            self._own(session)
+            row = session.get(HandDraft, self.match_id)
+            photos = [p for p in (row.data["photos"] if row else []) if p["id"] == photo_id]
+            if not photos:
+                raise ScopaError(f"photo {photo_id}: not in the hand being entered")
+            return session.get(PhotoBlob, photos[0]["sha256"]).data
+
+        return self._db.read(work)
+
+    def add_draft_correction(self, action: str, card: str, side: str, to_side: str | None) -> None:
+        """Record a manual correction, with the time it was made."""
+        correction = ManualCorrection(action, parse_card(card).code, side, to_side, at=utcnow())
+        _check_correction(correction)
+
+        def change(draft: dict[str, Any], _session: Session) -> None:
+            draft["corrections"].append({"id": _next_draft_id(draft), **correction.to_dict()})
+
+        self._change_draft(change)
+
+    def remove_draft_correction(self, correction_id: int) -> None:
+        def change(draft: dict[str, Any], _session: Session) -> None:
+            draft["corrections"] = [c for c in draft["corrections"] if c["id"] != correction_id]
+
+        self._change_draft(change)
+
+    def submit_draft(
+        self,
+        submission_id: str,
+        sides: Mapping[str, Mapping[str, Any]],
+        recognition: Mapping[str, Any] | None = None,
+    ) -> HandView:
+        """Record the hand being entered with the cards and scope the page scored, and clear it.
+
+        `submission_id` is the one `draft()` gave: a second click, or a retry after the first
+        succeeded, returns the hand already recorded.
+        """
+
+        def work(session: Session) -> HandView:
+            match = _lock_match(session, self.match_id, self._code)
+            row = session.get(HandDraft, match.id)
+            if row is None or row.submission_id != submission_id:
+                done = session.scalar(
+                    select(Hand).where(
+                        Hand.match_id == match.id, Hand.submission_id == submission_id
+                    )
+                )
+                if done is None:
+                    raise ScopaError("hand: this entry is no longer open; reload the page")
+                return _hand_view(session, done)
+            data = row.data
+            complement = data["entry"].get("complement")
+            submission = HandSubmission(
+                submission_id=submission_id,
+                sides=sides,
+                photos=[
+                    PhotoUpload(
+                        p["side"],
+                        session.get(PhotoBlob, p["sha256"]).data,
+                        p["filename"],
+                        p["recognition"],
+                    )
+                    for p in data["photos"]
+                ],
+                corrections=[
+                    ManualCorrection(
+                        c["action"],
+                        c["card"],
+                        c["side"],
+                        c["to_side"],
+                        dt.datetime.fromisoformat(c["made_at"]) if c["made_at"] else None,
+                    )
+                    for c in data["corrections"]
+                ],
+                complement=(complement[0], int(complement[1])) if complement else None,
+                recognition=recognition,
+            )
+            hand = _record_hand(session, match, submission, actor="")
+            session.delete(row)
+            return _hand_view(session, hand)
+
+        return self._db.write(work)
+
+    def _change_draft(self, change: Callable[[dict[str, Any], Session], R]) -> R:
+        def work(session: Session) -> R:
+            match = _lock_match(session, self.match_id, self._code)
+            if match.status in FINISHED:
+                raise ScopaError("hand: the match is over")
+            row = session.get(HandDraft, match.id)
+            if row is None:
+                submission_id = new_submission_id()
+                row = HandDraft(
+                    match_id=match.id, submission_id=submission_id, data=_empty_draft(submission_id)
+                )
+                session.add(row)
+            data = _draft_copy(row)
+            outcome = change(data, session)
+            # A new dict, so that SQLAlchemy sees the JSON column change.
+            row.data, row.updated_at = data, utcnow()
+            return outcome
+
+        return self._db.write(work)
 
 
 class RefereeDesk:
@@ -708,6 +886,39 @@ def _score(inputs: Mapping[str, SideInput], rules: Rules) -> _Scored:
     return _Scored(provisional.to_dict(), dict(totals), missing)
 
 
+def new_submission_id() -> str:
+    return str(uuid.uuid4())
+
+
+def _empty_draft(submission_id: str) -> dict[str, Any]:
+    return {
+        "submission_id": submission_id,
+        "entry": {},
+        "photos": [],
+        "corrections": [],
+        "next_id": 1,
+    }
+
+
+def _draft_copy(row: HandDraft) -> dict[str, Any]:
+    data = copy.deepcopy(row.data)
+    data["submission_id"] = row.submission_id
+    return data
+
+
+def _next_draft_id(draft: dict[str, Any]) -> int:
+    draft["next_id"] = draft.get("next_id", 1) + 1
+    return draft["next_id"] - 1
+
+
+def _check_correction(correction: ManualCorrection) -> None:
+    if correction.action not in CORRECTION_ACTIONS:
+        raise ScopaError(f"correction: unknown action {correction.action!r}")
+    parse_card(correction.card)
+    if correction.side not in SIDES or correction.to_side not in (None, *SIDES):
+        raise ScopaError(f"correction of {correction.card}: sides must be 'a' or 'b'")
+
+
 def _check_extras(submission: HandSubmission) -> None:
     for photo in submission.photos:
         if photo.side not in SIDES:
@@ -717,11 +928,7 @@ def _check_extras(submission: HandSubmission) -> None:
         if not photo.data:
             raise ScopaError(f"photo {photo.filename or ''}: empty file")
     for correction in submission.corrections:
-        if correction.action not in CORRECTION_ACTIONS:
-            raise ScopaError(f"correction: unknown action {correction.action!r}")
-        parse_card(correction.card)
-        if correction.side not in SIDES or correction.to_side not in (None, *SIDES):
-            raise ScopaError(f"correction of {correction.card}: sides must be 'a' or 'b'")
+        _check_correction(correction)
     if submission.complement is not None:
         side, count = submission.complement
         if side not in SIDES or not isinstance(count, int) or count < 0:
@@ -816,6 +1023,19 @@ def _record_hand(session: Session, match: Match, submission: HandSubmission, act
             hand_id=hand.id,
         )
     return hand
+
+
+def replay(rules: Rules, hands: Sequence[HandView], names: Mapping[str, str]) -> ScoringMatch:
+    """The match as `scoring.Match` from its counted hands, sides named `names["a"]`, `["b"]`.
+
+    For the pages, which show the scoreboard and each hand's breakdown like the single-match page.
+    """
+    match = ScoringMatch(rules, [names[side] for side in SIDES])
+    for hand in hands:
+        if hand.status == "counted":
+            inputs = _completed(_side_inputs(hand.sides), hand.missing)
+            match.add_hand({names[side]: inputs[side] for side in SIDES})
+    return match
 
 
 def _rebuild_match(session: Session, match: Match, rules: Rules) -> None:
@@ -970,6 +1190,7 @@ def _tournament_info(row: Tournament) -> TournamentInfo:
         swiss_rounds=row.swiss_rounds,
         knockout_size=row.knockout_size,
         stage=row.stage,
+        deck=row.deck,
     )
 
 

@@ -119,10 +119,14 @@ def verify(
     hand_id: int | None = None,
     recognize: Recognizer | None = None,
     reconcile: Reconciler | None = None,
-    deck: str = "napoletane",
+    deck: str | None = None,
 ) -> VerificationReport:
-    """Verify one hand, one match, or (neither given) every counted hand of the tournament."""
+    """Verify one hand, one match, or (neither given) every counted hand of the tournament.
+
+    `deck` overrides the tournament's deck for the default recognizer.
+    """
     hands = db.read(lambda s: _load(s, tournament_id, match_id, hand_id))
+    deck = deck or db.read(lambda s: _get_tournament(s, tournament_id).deck)
     # The models load only when some hand has photos to read.
     with_photos = any(item.photos for item in hands)
     if with_photos and recognize is None:

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
-from tournament_helpers import PASSWORD
+
+# The test modules import their shared helpers from tournament_helpers.py beside this file;
+# pytest runs with --import-mode=importlib, which puts no test folder on sys.path.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from tournament_helpers import PASSWORD  # noqa: E402
 
 from scopa.tournament import FailureThrottle, PairSetup, TournamentService, TournamentSetup
 

@@ -1,0 +1,446 @@
+"""Arbitro: the referee's page. Create a tournament, pair the rounds, hand out table codes,
+verify hands against their photos, accept or correct them, export the results.
+
+Everything but creating a tournament asks for that tournament's referee password.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pandas as pd
+import streamlit as st
+
+from scopa.tournament import PairSetup, RefereeDesk, TournamentSetup
+from scopa.tournament.export import codes_html, export_all, results_html
+from scopa.tournament.records import group_label
+from scopa.tournament.security import AccessDenied, format_table_code
+from scopa.tournament.ui import (
+    client_id,
+    header,
+    language,
+    matches_frame,
+    pair_names,
+    service,
+    standings_frame,
+    texts,
+)
+from scopa.tournament.verify import HandCheck
+from scopa.ui.draft import MANUAL, HandDraft, MemoryDraftStore
+from scopa.ui.hand_entry import render_hand_entry
+from scopa.ui.photos import thumbnail
+from scoring import PRESETS, Card, Rules, ScopaError
+
+NEW = 0
+DESK = "referee_desk"
+REPORT = "verification"
+DECKS = ("napoletane", "francesi")
+KNOCKOUT_SIZES = (0, 2, 4, 8, 16, 32)
+
+st.set_page_config(page_title="Arbitro · Scopa", page_icon=":material/sports:", layout="wide")
+t, tr = texts()
+header(t("tour.ref.title"))
+svc = service()
+
+
+def create_form() -> None:
+    st.subheader(t("tour.ref.new"))
+    with st.form("create"):
+        name = st.text_input(t("tour.ref.name"))
+        date = st.date_input(t("tour.ref.date"), value=dt.date.today())
+        left, right = st.columns(2)
+        preset = left.selectbox(
+            t("tour.ref.preset"),
+            list(PRESETS),
+            index=list(PRESETS).index("torneo-assi"),
+            format_func=lambda p: tr(f"preset.{p}"),
+        )
+        target = right.number_input(t("tour.ref.target"), min_value=0, max_value=100, value=0)
+        st.caption(t("tour.ref.target_help"))
+        deck = left.selectbox(tr("setup.deck"), DECKS, format_func=lambda d: tr(f"deck.{d}"))
+        fmt = right.radio(
+            t("tour.ref.format"),
+            ("round-robin", "swiss"),
+            format_func=lambda f: t(f"tour.format.{f}"),
+            horizontal=True,
+        )
+        groups = left.number_input(t("tour.ref.groups"), min_value=1, max_value=16, value=1)
+        swiss_rounds = right.number_input(t("tour.ref.swiss_rounds"), min_value=1, value=5)
+        knockout = left.selectbox(
+            t("tour.ref.knockout"),
+            KNOCKOUT_SIZES,
+            format_func=lambda n: t("tour.ref.no_knockout") if n == 0 else str(n),
+        )
+        pairs_text = st.text_area(t("tour.ref.pairs"), height=200, help=t("tour.ref.pairs_help"))
+        password = st.text_input(t("tour.ref.password"), type="password")
+        again = st.text_input(t("tour.ref.password_again"), type="password")
+        if not st.form_submit_button(t("tour.ref.create"), type="primary"):
+            return
+    if password != again:
+        st.error(t("tour.ref.password_mismatch"))
+        return
+    pairs = []
+    for line in pairs_text.splitlines():
+        fields = [part.strip() for part in line.split(";")] + ["", ""]
+        if fields[0]:
+            pairs.append(PairSetup(fields[0], fields[1], fields[2]))
+    rules = Rules.from_preset(preset, **({"target": int(target)} if target else {}))
+    setup = TournamentSetup(
+        name=name,
+        pairs=pairs,
+        rules=rules.to_dict(),
+        date=date,
+        format=fmt,
+        groups=int(groups),
+        swiss_rounds=int(swiss_rounds),
+        knockout_size=int(knockout),
+        deck=deck,
+    )
+    try:
+        tournament_id = svc.create_tournament(setup, password)
+    except ScopaError as exc:
+        st.error(str(exc))
+        return
+    st.session_state[DESK] = svc.referee(tournament_id, password, client=client_id())
+    st.session_state["chosen"] = tournament_id
+    st.rerun()
+
+
+def login_form(tournament_id: int) -> None:
+    with st.form("login"):
+        password = st.text_input(t("tour.ref.password"), type="password")
+        if not st.form_submit_button(t("tour.ref.login"), type="primary"):
+            return
+    try:
+        st.session_state[DESK] = svc.referee(tournament_id, password, client=client_id())
+    except AccessDenied:
+        st.error(t("tour.ref.wrong_password"))
+        return
+    st.rerun()
+
+
+def show_error(action) -> bool:
+    """Run a referee action; show its ScopaError as a message. True when it succeeded."""
+    try:
+        action()
+    except ScopaError as exc:
+        st.error(str(exc))
+        return False
+    return True
+
+
+def pairs_tab(desk: RefereeDesk) -> None:
+    info = desk.info()
+    pairs = svc.pairs(desk.tournament_id)
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "#": p.seed,
+                    t("tour.col.pair"): p.name,
+                    t("tour.col.players"): p.players,
+                    t("tour.group", label=""): group_label(p.group),
+                }
+                for p in pairs
+            ]
+        ),
+        hide_index=True,
+    )
+    by_id = {p.id: p for p in pairs}
+    if info.stage == "setup":
+        with st.form("add_pair", clear_on_submit=True):
+            cols = st.columns(3)
+            name = cols[0].text_input(t("tour.col.pair"))
+            player1 = cols[1].text_input(t("tour.ref.player", n=1))
+            player2 = cols[2].text_input(t("tour.ref.player", n=2))
+            if st.form_submit_button(t("tour.ref.add_pair")) and show_error(
+                lambda: desk.add_pair(PairSetup(name, player1, player2))
+            ):
+                st.rerun()
+        if pairs:
+            gone = st.selectbox(
+                t("tour.ref.remove_pair"), list(by_id), format_func=lambda i: by_id[i].name
+            )
+            if st.button(t("tour.ref.remove")) and show_error(lambda: desk.remove_pair(gone)):
+                st.rerun()
+        if st.button(t("tour.ref.start"), type="primary") and show_error(desk.start):
+            st.rerun()
+    elif pairs:
+        with st.form("rename"):
+            chosen = st.selectbox(
+                t("tour.col.pair"), list(by_id), format_func=lambda i: by_id[i].name
+            )
+            cols = st.columns(3)
+            name = cols[0].text_input(t("tour.ref.new_name"))
+            player1 = cols[1].text_input(t("tour.ref.player", n=1))
+            player2 = cols[2].text_input(t("tour.ref.player", n=2))
+            if st.form_submit_button(t("tour.ref.rename")) and show_error(
+                lambda: desk.update_pair(
+                    chosen,
+                    PairSetup(
+                        name or by_id[chosen].name,
+                        player1 or by_id[chosen].player1,
+                        player2 or by_id[chosen].player2,
+                    ),
+                )
+            ):
+                st.rerun()
+
+
+def rounds_tab(desk: RefereeDesk) -> None:
+    info = desk.info()
+    if info.stage == "setup":
+        st.info(t("tour.board.not_started"))
+        return
+    current = svc.current_round(desk.tournament_id)
+    numbers = sorted({m.round_number for m in svc.matches(desk.tournament_id)})
+    number = st.selectbox(
+        t("tour.ref.round"),
+        numbers,
+        index=numbers.index(current),
+        format_func=lambda n: t("tour.round", number=n),
+    )
+    matches = svc.matches(desk.tournament_id, number)
+    st.dataframe(matches_frame(matches, t), hide_index=True)
+    codes = desk.table_codes(number)
+    with st.expander(t("tour.ref.codes"), icon=":material/key:"):
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        t("tour.col.table"): m.table_number,
+                        t("tour.col.pair"): f"{m.pair_a.name} – {m.pair_b.name}",
+                        t("tour.table.code"): format_table_code(code),
+                        "URL": f"Tavolo?codice={code}",
+                    }
+                    for m, code in codes
+                ]
+            ),
+            hide_index=True,
+        )
+        st.download_button(
+            t("tour.ref.print_codes"),
+            codes_html(info, codes, lang=language()),
+            file_name=f"codici-turno-{number}.html",
+            mime="text/html",
+        )
+    playing = {m.id: m for m, _ in codes}
+    if playing:
+        cols = st.columns(3)
+        chosen = cols[0].selectbox(
+            t("tour.col.table"),
+            list(playing),
+            format_func=lambda i: (
+                f"{playing[i].table_number}: {' – '.join(pair_names(playing[i]).values())}"
+            ),
+        )
+        table_number = cols[1].number_input(
+            t("tour.ref.new_table"), min_value=1, value=playing[chosen].table_number or 1
+        )
+        if cols[1].button(t("tour.ref.move_table")) and show_error(
+            lambda: desk.set_table_number(chosen, int(table_number))
+        ):
+            st.rerun()
+        if cols[2].button(t("tour.ref.new_code"), help=t("tour.ref.new_code_help")) and show_error(
+            lambda: desk.regenerate_code(chosen)
+        ):
+            st.rerun()
+    next_round = info.stage != "finished" and st.button(t("tour.ref.next_round"), type="primary")
+    if next_round and show_error(desk.next_round):
+        st.rerun()
+
+
+def verify_tab(desk: RefereeDesk) -> None:
+    matches = [m for m in svc.matches(desk.tournament_id) if m.pair_b is not None]
+    by_id = {m.id: m for m in matches}
+    scope = st.selectbox(
+        t("tour.verify.scope"),
+        [None, *by_id],
+        format_func=lambda i: (
+            t("tour.verify.all")
+            if i is None
+            else f"{t('tour.round', number=by_id[i].round_number)} · {t('tour.col.table')} "
+            f"{by_id[i].table_number}: {' – '.join(pair_names(by_id[i]).values())}"
+        ),
+    )
+    if st.button(t("tour.verify.run"), type="primary"):
+        with st.spinner(t("tour.verify.running")):
+            try:
+                st.session_state[REPORT] = desk.verify(match_id=scope)
+            except ScopaError as exc:
+                st.error(str(exc))
+            except Exception as exc:  # the models are missing or failed to load
+                if type(exc).__name__ != "ModelsMissingError":
+                    raise
+                st.error(tr("photo.no_models"))
+    report = st.session_state.get(REPORT)
+    if report is None:
+        return
+    st.caption(t("tour.verify.summary", checked=len(report.checks), flagged=len(report.flagged)))
+    for check in report.flagged:
+        flagged_hand(desk, check)
+
+
+def flagged_hand(desk: RefereeDesk, check: HandCheck) -> None:
+    m, hand = check.match, desk.hand(check.hand.id)
+    names = pair_names(m)
+    title = (
+        f"{t('tour.round', number=m.round_number)} · {t('tour.col.table')} {m.table_number} · "
+        f"{names['a']} – {names['b']} · {tr('history.hand', number=hand.number)} · "
+        f"{hand.points_a} – {hand.points_b} · {t(f'tour.review.{hand.review}')}"
+    )
+    with st.expander(title, expanded=hand.review == "none"):
+        for finding in check.findings:
+            st.markdown(f"- **{t(f'tour.finding.{finding.kind}')}**: {finding.message}")
+        if check.photo_points is not None:
+            st.caption(
+                t("tour.verify.photo_points", a=check.photo_points["a"], b=check.photo_points["b"])
+            )
+        if hand.photos:
+            cols = st.columns(min(4, len(hand.photos)))
+            for column, photo in zip(cols * len(hand.photos), hand.photos, strict=False):
+                with column:
+                    try:
+                        st.image(
+                            thumbnail(desk.photo(photo.id)),
+                            caption=f"{names[photo.side]} · {photo.sha256[:12]}",
+                        )
+                    except ScopaError:
+                        st.caption(photo.sha256)
+        note = st.text_input(t("tour.verify.note"), key=f"note-{hand.id}")
+        cols = st.columns(3)
+        if cols[0].button(t("tour.verify.accept"), key=f"accept-{hand.id}") and show_error(
+            lambda: desk.accept_hand(hand.id, note)
+        ):
+            st.rerun()
+        if (
+            hand.status == "counted"
+            and cols[1].button(t("tour.verify.void"), key=f"void-{hand.id}")
+            and show_error(lambda: desk.void_hand(hand.id, note))
+        ):
+            st.rerun()
+        if cols[2].toggle(t("tour.verify.correct"), key=f"fixing-{hand.id}"):
+            correction(desk, check, note)
+
+
+def correction(desk: RefereeDesk, check: HandCheck, note: str) -> None:
+    """The card grid, filled with what the photos show (else what was recorded)."""
+    hand = check.hand
+    names = pair_names(check.match)
+    keys = {name: side for side, name in names.items()}
+    source = check.photo_cards or {side: hand.sides[side]["cards"] for side in ("a", "b")}
+    store_key = f"fix-store-{hand.id}"
+    if store_key not in st.session_state:
+        draft = HandDraft(
+            sides=(names["a"], names["b"]),
+            mode=MANUAL,
+            scope={names[s]: int(hand.sides[s]["scope"]) for s in ("a", "b")},
+            manual={names[s]: frozenset(Card.parse(c) for c in source[s]) for s in ("a", "b")},
+        )
+        st.session_state[store_key] = MemoryDraftStore(draft.sides, draft)
+    rules = Rules.from_spec(desk.info().rules)
+    fixed = render_hand_entry(
+        st.session_state[store_key],
+        rules,
+        tr,
+        key=f"fix-{hand.id}",
+        submit_label=t("tour.verify.save_correction"),
+    )
+    if fixed is not None:
+        sides = {keys[name]: spec for name, spec in fixed.sides_json().items()}
+        if show_error(lambda: desk.correct_hand(hand.id, sides, note)):
+            st.session_state.pop(store_key, None)
+            st.session_state.pop(REPORT, None)
+            st.rerun()
+
+
+def standings_tab(desk: RefereeDesk) -> None:
+    for table in svc.standings(desk.tournament_id):
+        if table.group is not None:
+            st.markdown(f"**{t('tour.group', label=group_label(table.group))}**")
+        st.dataframe(standings_frame(table, t), hide_index=True)
+
+
+def exports_tab(desk: RefereeDesk) -> None:
+    files = export_all(desk)
+    cols = st.columns(4)
+    for column, (name, text) in zip(cols, files.items(), strict=False):
+        column.download_button(name, text, file_name=name, mime="text/csv")
+    cols[3].download_button(
+        "results.html",
+        results_html(svc, desk.tournament_id, lang=language()),
+        file_name="risultati.html" if language() == "it" else "results.html",
+        mime="text/html",
+        help=t("tour.ref.print_help"),
+    )
+
+
+def audit_tab(desk: RefereeDesk) -> None:
+    entries = desk.audit()
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "when": e.at.astimezone().strftime("%d/%m %H:%M:%S"),
+                    "who": e.actor,
+                    "what": e.action,
+                    "match": e.match_id,
+                    "hand": e.hand_id,
+                    "details": json.dumps(e.details, ensure_ascii=False),
+                    "note": e.note,
+                }
+                for e in reversed(entries)
+            ]
+        ),
+        hide_index=True,
+    )
+
+
+def settings_tab(desk: RefereeDesk) -> None:
+    with st.form("password", clear_on_submit=True):
+        new = st.text_input(t("tour.ref.new_password"), type="password")
+        again = st.text_input(t("tour.ref.password_again"), type="password")
+        if st.form_submit_button(t("tour.ref.change_password")):
+            if new != again:
+                st.error(t("tour.ref.password_mismatch"))
+            elif show_error(lambda: desk.change_password(new)):
+                st.success(t("tour.ref.password_changed"))
+    if st.button(t("tour.ref.logout")):
+        st.session_state.pop(DESK, None)
+        st.rerun()
+
+
+tournaments = {info.id: info for info in svc.tournaments()}
+options = [NEW, *tournaments]
+default = st.session_state.get("chosen", next(iter(tournaments), NEW))
+chosen = st.selectbox(
+    t("tour.ref.choose"),
+    options,
+    index=options.index(default) if default in options else 0,
+    format_func=lambda i: t("tour.ref.new") if i == NEW else tournaments[i].name,
+)
+st.session_state["chosen"] = chosen
+if chosen == NEW:
+    create_form()
+    st.stop()
+desk = st.session_state.get(DESK)
+if desk is None or desk.tournament_id != chosen:
+    login_form(chosen)
+    st.stop()
+
+info = desk.info()
+st.caption(f"{t(f'tour.stage.{info.stage}')} · {t(f'tour.format.{info.format}')}")
+tabs = st.tabs(
+    [
+        t(f"tour.ref.tab.{name}")
+        for name in ("pairs", "rounds", "standings", "verify", "exports", "audit", "settings")
+    ]
+)
+for tab, render in zip(
+    tabs,
+    (pairs_tab, rounds_tab, standings_tab, verify_tab, exports_tab, audit_tab, settings_tab),
+    strict=True,
+):
+    with tab:
+        render(desk)

@@ -1,0 +1,77 @@
+"""The three tournament pages render against a real database (Streamlit's AppTest, no browser)."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from tournament_helpers import PASSWORD, play_match
+
+PAGES = Path(__file__).resolve().parents[2] / "pages"
+
+
+@pytest.fixture
+def started(db_url, service, make_tournament, monkeypatch):
+    """A round robin of 4 pairs with one match played, in the database the pages open."""
+    monkeypatch.setenv("SCOPA_TOURNAMENT_DB", db_url)
+    tournament = make_tournament(pairs=4, name="Coppa Pagine")
+    referee = service.referee(tournament, PASSWORD)
+    matches = referee.start()
+    play_match(service, referee, matches[0], "a")
+    return tournament, referee, matches
+
+
+def page(name: str) -> AppTest:
+    return AppTest.from_file(str(PAGES / name), default_timeout=60)
+
+
+def texts_of(app: AppTest) -> str:
+    parts = [
+        el.value
+        for kind in ("title", "subheader", "caption", "markdown")
+        for el in getattr(app, kind)
+    ]
+    parts += [frame.value.to_csv() for frame in app.dataframe]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_board_shows_standings_and_the_round(started):
+    _, _, matches = started
+    app = page("3_Classifica.py").run()
+    assert not app.exception
+    shown = texts_of(app)
+    assert "Classifica" in shown
+    winner = matches[0].pair_a.name
+    standings = app.dataframe[0].value
+    assert standings.iloc[0]["Coppia"] == winner and standings.iloc[0]["V"] == 1
+
+
+def test_table_page_opens_only_with_a_good_code(started):
+    _, referee, matches = started
+    app = page("2_Tavolo.py")
+    app.query_params["codice"] = "WRONG-CODE"
+    app.run()
+    assert not app.exception
+    assert any("Codice sconosciuto" in e.value for e in app.error)
+
+    first, code = referee.table_codes(1)[1]
+    app = page("2_Tavolo.py")
+    app.query_params["codice"] = code
+    app.run()
+    assert not app.exception
+    header = app.subheader[0].value
+    assert header == f"{first.pair_a.name} – {first.pair_b.name}"
+    others = {m.pair_a.name for m in matches if m.id != first.id and m.round_number == 1}
+    assert not any(name in header for name in others)
+
+
+def test_referee_page_needs_the_password(started):
+    app = page("1_Arbitro.py").run()
+    assert not app.exception
+    app.text_input[0].input("sbagliata-123")
+    app.button[0].click().run()
+    assert any("Password sbagliata" in e.value for e in app.error)
+
+    app.text_input[0].input(PASSWORD)
+    app.button[0].click().run()
+    assert not app.exception
+    assert [tab.label for tab in app.tabs][:2] == ["Coppie", "Turni e tavoli"]
