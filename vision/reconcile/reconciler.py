@@ -576,9 +576,10 @@ class _Reconciler:
     def _alternatives(self, base: Solution) -> dict[int, list[_Alternative]]:
         """Per unit: its other readings whose best joint assignment is within the doubt margin.
 
-        A joint reading that differs from the best one costs the sum of the changes of the
-        units it changes, each positive; so a reading within the margin changes some unit to an
-        option within the margin on its own. Only those options need the exact re-solve.
+        A joint reading costs more than the best one by the sum of what each unit it changes
+        costs more; were every such change dearer than the margin, so would be the sum. So a
+        reading within the margin changes some unit to an option within the margin of that
+        unit's own reading: only those options need the exact (re-solved) check.
         """
         margin = -math.log(self.settings.uncertain_ratio)
         found: dict[int, list[_Alternative]] = {}
@@ -628,45 +629,11 @@ class _Reconciler:
                 self.complement[0], self.complement[1], base_world.complement_found
             )
 
-        at_stake = {category: category not in base_verdict.settled for category in self.categories}
-        deciding: dict[str, set[Card]] = defaultdict(set)
-        for category, cards in base_verdict.deciding.items():
-            deciding[category] |= cards
-        unit_categories: dict[int, set[str]] = defaultdict(set)
-        alternative_categories: dict[tuple[int, int], set[str]] = defaultdict(set)
         combinations = math.prod(len(alts) + 1 for alts in alternatives.values())
         exhaustive = combinations <= self.settings.max_scenarios
-        seen_worlds = {base_world.key()}
-        for changed, solution in self._scenarios(base, alternatives, exhaustive):
-            if solution is None:
-                continue
-            world = self._world(solution.choice)
-            if world.key() in seen_worlds:
-                continue
-            seen_worlds.add(world.key())
-            if (
-                complement_check is not None
-                and complement_check.matches
-                and world.complement_found != complement_check.expected
-            ):
-                continue  # contradicts the cards the players counted
-            try:
-                verdict = self._verdict(world)
-            except ScopaError:
-                continue  # a reading in which some side's scope is impossible
-            for category in self.categories:
-                if category not in verdict.settled:
-                    at_stake[category] = True
-                    deciding[category] |= verdict.deciding[category]
-                if verdict.differs(base_verdict, category):
-                    at_stake[category] = True
-                    for index, option in changed.items():
-                        unit_categories[index].add(category)
-                        alternative_categories[index, option].add(category)
-                        for card_index in (base.choice[index], option):
-                            if card_index != EXTRA:
-                                deciding[category].add(DECK[card_index])
-
+        at_stake, deciding, alternative_categories = self._weigh(
+            base, base_world, base_verdict, alternatives, complement_check, exhaustive
+        )
         uncertain, extra = self._doubts(base, alternatives, overruled)
         advice = self._advice(
             base,
@@ -704,6 +671,53 @@ class _Reconciler:
             advice=tuple(advice),
             determinate=determinate,
         )
+
+    def _weigh(
+        self,
+        base: Solution,
+        base_world: _World,
+        base_verdict: _Verdict,
+        alternatives: Mapping[int, list[_Alternative]],
+        complement_check: ComplementCheck | None,
+        exhaustive: bool,
+    ) -> tuple[dict[str, bool], dict[str, set[Card]], dict[tuple[int, int], set[str]]]:
+        """Score every plausible world: what is at stake, the cards deciding it, and per
+        (unit, alternative option) the categories that reading changes."""
+        at_stake = {category: category not in base_verdict.settled for category in self.categories}
+        deciding: dict[str, set[Card]] = defaultdict(set)
+        for category, cards in base_verdict.deciding.items():
+            deciding[category] |= cards
+        changes: dict[tuple[int, int], set[str]] = defaultdict(set)
+        seen_worlds = {base_world.key()}
+        for changed, solution in self._scenarios(base, alternatives, exhaustive):
+            if solution is None:
+                continue
+            world = self._world(solution.choice)
+            if world.key() in seen_worlds:
+                continue
+            seen_worlds.add(world.key())
+            if (
+                complement_check is not None
+                and complement_check.matches
+                and world.complement_found != complement_check.expected
+            ):
+                continue  # contradicts the cards the players counted
+            try:
+                verdict = self._verdict(world)
+            except ScopaError:
+                continue  # a reading in which some side's scope is impossible
+            for category in self.categories:
+                if category not in verdict.settled:
+                    at_stake[category] = True
+                    deciding[category] |= verdict.deciding[category]
+                if verdict.differs(base_verdict, category):
+                    at_stake[category] = True
+                    for index, option in changed.items():
+                        changes[index, option].add(category)
+                        for card_index in (base.choice[index], option):
+                            if card_index != EXTRA:
+                                deciding[category].add(DECK[card_index])
+        return at_stake, deciding, changes
 
     def _scenarios(
         self, base: Solution, alternatives: Mapping[int, list[_Alternative]], exhaustive: bool
