@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from tournament_helpers import PASSWORD, play_match
+from tournament_helpers import PASSWORD, play_match, small_hand
+
+from scoring import CARD_CODES
 
 PAGES = Path(__file__).resolve().parents[2] / "pages"
 
@@ -75,3 +77,41 @@ def test_referee_page_needs_the_password(started):
     app.button[0].click().run()
     assert not app.exception
     assert [tab.label for tab in app.tabs][:2] == ["Coppie", "Turni e tavoli"]
+
+
+def test_a_hand_entered_on_the_table_page_is_recorded(started, service):
+    _, referee, _ = started
+    match, code = referee.table_codes(1)[1]
+    app = page("2_Tavolo.py")
+    app.query_params["codice"] = code
+    app.run()
+    key = f"table-{match.id}"
+    hand = small_hand("b", scope=1)
+    for side, name in (("a", match.pair_a.name), ("b", match.pair_b.name)):
+        chosen = set(hand[side]["cards"])
+        for suit in "DCSB":
+            app.pills(key=f"{key}:grid:{name}:{suit}").set_value(
+                [c for c in CARD_CODES if c.endswith(suit) and c in chosen]
+            )
+        app.run()
+    app.button(key=f"{key}:scope:{match.pair_b.name}:plus").click().run()
+    app.button(key=f"{key}:save").click().run()
+    assert not app.exception
+    (recorded,) = service.table(code).hands()
+    assert recorded.points == {"a": 0, "b": 3}
+    assert recorded.submitted_by == "table 2"
+    assert service.table(code).draft()["photos"] == []  # a fresh draft for the next hand
+
+
+def test_referee_verifies_and_accepts_a_hand(started, service):
+    tournament, referee, matches = started
+    app = page("1_Arbitro.py").run()
+    app.text_input[0].input(PASSWORD)
+    app.button[0].click().run()
+    next(b for b in app.button if b.label == "Verifica dalle foto").click().run()
+    assert not app.exception
+    assert any("3 mani verificate, 3 da guardare" in c.value for c in app.caption)
+    first = referee.hands(matches[0].id)[0]
+    app.button(key=f"accept-{first.id}").click().run()
+    assert not app.exception
+    assert referee.hand(first.id).review == "accepted"
