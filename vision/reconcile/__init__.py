@@ -42,6 +42,7 @@ rest of the reading adapts to them, and the score is recomputed.
 
 from .messages import Advice
 from .reconciler import (
+    DETECTION_STATES,
     ComplementCheck,
     Conflict,
     Correction,
@@ -54,6 +55,7 @@ from .reconciler import (
 )
 
 __all__ = [
+    "DETECTION_STATES",
     "Advice",
     "ComplementCheck",
     "Conflict",

@@ -36,7 +36,6 @@ from .assignment import EXTRA, AssignmentProblem, Solution, Unit
 from .messages import Advice, make_advice
 
 ACTIONS = ("add", "remove", "move", "confirm")
-CONFLICT_KINDS = ("sides", "photo")
 #: What each detection turned out to be, for drawing it (see `Reconciliation.states`).
 DETECTION_STATES = ("ok", "uncertain", "conflict", "extra")
 _MIN_SIDES, _MAX_SIDES = 2, 4
@@ -651,7 +650,7 @@ class _Reconciler:
             and (complement_check is None or complement_check.matches)
             and not any(at_stake.values())
         )
-        assignments, states = self._per_detection(base, conflicts, uncertain, extra, overruled)
+        assignments, states = self._per_detection(base, conflicts, uncertain, extra)
         return Reconciliation(
             rules=self.rules,
             sides={name: sorted(base_world.cards[name]) for name in self.names},
@@ -911,8 +910,8 @@ class _Reconciler:
         conflicts: Sequence[Conflict],
         uncertain: Sequence[Uncertain],
         extra: Sequence[Extra],
-        overruled: Mapping[int, int],
     ) -> tuple[dict[str, list[list[Card | None]]], dict[str, list[list[str]]]]:
+        """Each detection's card and state (one of DETECTION_STATES), per side and photo."""
         assignments = {
             name: [[None] * len(photo.cards) for photo in self.photos[name]] for name in self.names
         }
@@ -924,9 +923,8 @@ class _Reconciler:
                 assignments[ref.side][ref.photo][ref.detection] = (
                     None if option == EXTRA else DECK[option]
                 )
-        marks = [(item.detections, "extra") for item in extra] + [
-            (item.detections, "uncertain") for item in uncertain
-        ]
+        marks = [(item.detections, "extra") for item in extra]
+        marks += [(item.detections, "uncertain") for item in uncertain]
         marks += [(tuple(ref for ref, _ in item.claims), "conflict") for item in conflicts]
         for refs, state in marks:
             for ref in refs:
