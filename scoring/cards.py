@@ -7,7 +7,7 @@ A card code is the rank then the suit letter: ``1D`` (asso di denari), ``7D`` (t
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import total_ordering
 
@@ -67,18 +67,37 @@ PRIMIERA_VALUES: dict[int, int] = {
 
 
 @total_ordering
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True, eq=False)
 class Card:
     """One card. Cards sort in deck order: by suit (D, C, S, B), then by rank."""
 
     rank: int
     suit: Suit
+    #: Position in DECK (and in every 40-way probability vector of the project).
+    index: int = field(init=False, repr=False)
+    primiera_value: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if type(self.rank) is not int or not 1 <= self.rank <= 10:
             raise ScopaError(f"card rank must be an integer from 1 to 10, got {self.rank!r}")
         if not isinstance(self.suit, Suit):
             raise ScopaError(f"card suit must be a Suit, got {self.suit!r}")
+        # Cached because scoring compares, hashes and sorts cards in its inner loops.
+        object.__setattr__(self, "index", self.suit.order * 10 + self.rank - 1)
+        object.__setattr__(self, "primiera_value", PRIMIERA_VALUES[self.rank])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.index == other.index
+
+    def __hash__(self) -> int:
+        return self.index
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.index < other.index
 
     @classmethod
     def parse(cls, code: str | Card) -> Card:
@@ -90,26 +109,12 @@ class Card:
         return f"{self.rank}{self.suit.value}"
 
     @property
-    def index(self) -> int:
-        """Position in DECK (and in every 40-way probability vector of the project)."""
-        return self.suit.order * 10 + self.rank - 1
-
-    @property
-    def primiera_value(self) -> int:
-        return PRIMIERA_VALUES[self.rank]
-
-    @property
     def name_it(self) -> str:
         return f"{RANK_NAMES_IT[self.rank]} di {self.suit.italian}"
 
     @property
     def name_en(self) -> str:
         return f"{RANK_NAMES_EN[self.rank]} of {self.suit.english}"
-
-    def __lt__(self, other: object) -> bool:
-        if not isinstance(other, Card):
-            return NotImplemented
-        return self.index < other.index
 
     def __str__(self) -> str:
         return self.code

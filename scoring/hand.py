@@ -245,11 +245,15 @@ def score_piles(
 
 
 def best_by_suit(cards: Iterable[Card]) -> dict[Suit, Card]:
-    """The card of highest primiera value of each suit held (the lower rank on equal values)."""
+    """The card of highest primiera value of each suit held (the lowest rank among equals)."""
     best: dict[Suit, Card] = {}
-    for card in sorted(cards):
+    for card in cards:
         current = best.get(card.suit)
-        if current is None or card.primiera_value > current.primiera_value:
+        if (
+            current is None
+            or card.primiera_value > current.primiera_value
+            or (card.primiera_value == current.primiera_value and card.rank < current.rank)
+        ):
             best[card.suit] = card
     return best
 

@@ -39,10 +39,10 @@ from scoring.rules import Rules
 
 #: Up to this many placements of the missing cards, the analysis is exact whatever it costs.
 EXACT_PLACEMENTS = 50_000
-#: Past that, the most elementary steps one category's analysis may take before it falls back to
-#: sound bounds; it keeps a provisional score within tens of milliseconds even with 40 cards
-#: missing.
-WORK_BUDGET = 60_000
+#: Past that, the most elementary steps (about a microsecond each) one category's analysis may
+#: take before it falls back to sound bounds: a provisional score stays within tens of
+#: milliseconds even with 40 cards missing.
+WORK_BUDGET = 100_000
 #: Random placements tried as quick witnesses before any exhaustive search.
 RANDOM_WITNESSES = 12
 
@@ -317,7 +317,7 @@ class _Analysis:
                 high[side] += len(cards)
         for side in range(self.n):
             if all(base[side] > high[other] for other in range(self.n) if other != side):
-                return _Outcome(self._points(side), frozenset(), False)
+                return _Outcome(self._points(side), frozenset(), True)  # a proof: exact
         return _Outcome(None, frozenset(card for group in groups.values() for card in group), False)
 
     # napola: the run of denari from the asso -------------------------------------------------
@@ -413,9 +413,9 @@ class _Analysis:
             return _Outcome(self._points(winner), frozenset(), True)
 
         # Cheap witnesses first: a few placements that often already score differently.
-        outcomes = {
-            _primiera_winner(known, placement, lose) for placement in _sweeps(cards, self.n)
-        }
+        rows = [known[suit] for suit in _SUITS]
+        witnesses = _witnesses(cards, self.n)
+        outcomes = {_winner_of(rows, cards, witness, lose) for witness in witnesses}
         budget = _Budget(self.steps)
         if len(outcomes) == 1:
             settled = _primiera_outcomes_differ(known, relevant, lose, self.n, budget)
@@ -428,12 +428,11 @@ class _Analysis:
         exact = True
         others_by_suit: dict[Suit, set[MergedState] | None] = {}
         verdicts: dict[tuple[Suit, int, tuple[int, ...]], bool | None] = {}
-        for item in cards:
+        for position, item in enumerate(cards):
             value, targets, card = item
             key = (card.suit, value, targets)  # same suit, value and sides: interchangeable cards
             if key not in verdicts:
-                others = [other for other in cards if other is not item]
-                verdicts[key] = _moves_change_winner(known, item, others, lose, self.n) or (
+                verdicts[key] = _moving_changes_winner(rows, cards, position, witnesses, lose) or (
                     self._card_decides_exhaustively(
                         known, relevant, item, lose, others_by_suit, budget
                     )
@@ -508,7 +507,7 @@ def _count_vectors(
         if size == 0:
             continue
         spreads = _compositions(size, len(targets))
-        if not budget.spend(len(states) * len(spreads)):
+        if not budget.spend(len(states) * len(spreads) * len(targets)):
             return None
         next_states = set()
         for state in states:
@@ -556,54 +555,74 @@ SuitState = tuple[int, ...]
 MergedState = tuple[int, ...]
 
 
-def _primiera_winner(
-    known: Mapping[Suit, list[int]], placement: Iterable[tuple[int, int, Suit]], lose: bool
-) -> int | None:
-    """Primiera winner once each (value, side, suit) of ``placement`` is added to ``known``."""
-    best = {suit: list(values) for suit, values in known.items()}
-    for value, side, suit in placement:
-        best[suit][side] = max(best[suit][side], value)
-    state: MergedState = (0,) * len(known[Suit.DENARI])
-    for suit in _SUITS:
-        state = _add_suit(state, tuple(best[suit]), lose)
-    return _strict_top(state)
-
-
-def _sweeps(cards: Sequence[_FreeCard], sides: int) -> list[list[tuple[int, int, Suit]]]:
-    """Placements likely to show a difference if there is one.
+def _witnesses(cards: Sequence[_FreeCard], sides: int) -> list[tuple[int, ...]]:
+    """Placements (a side for each card) likely to show a difference if there is one.
 
     For each side, the placement giving it every card it may have (the others to their first
     allowed side); then a few random placements, from a fixed seed so results are reproducible.
     """
     placements = [
-        [
-            (value, side if side in targets else targets[0], card.suit)
-            for value, targets, card in cards
-        ]
+        tuple(side if side in targets else targets[0] for _, targets, _ in cards)
         for side in range(sides)
     ]
     rng = random.Random(len(cards))
     placements.extend(
-        [(value, rng.choice(targets), card.suit) for value, targets, card in cards]
-        for _ in range(RANDOM_WITNESSES)
+        tuple(rng.choice(targets) for _, targets, _ in cards) for _ in range(RANDOM_WITNESSES)
     )
     return placements
 
 
-def _moves_change_winner(
-    known: Mapping[Suit, list[int]],
-    item: _FreeCard,
-    others: Sequence[_FreeCard],
+def _best_rows(
+    rows: Sequence[list[int]], cards: Sequence[_FreeCard], placement: Sequence[int], skip: int = -1
+) -> list[list[int]]:
+    """Each suit's best value per side once the cards (but ``skip``) are placed."""
+    best = [list(row) for row in rows]
+    for position, (value, _, card) in enumerate(cards):
+        if position != skip:
+            row = best[card.index // 10]  # the suit's position: cards run suit by suit
+            side = placement[position]
+            if value > row[side]:
+                row[side] = value
+    return best
+
+
+def _top_of_rows(best: Sequence[Sequence[int]], lose: bool) -> int | None:
+    """Primiera winner of a complete hand from each suit's best value per side."""
+    totals = []
+    for side in range(len(best[0])):
+        total = 0
+        for row in best:
+            if lose and row[side] == 0:
+                total = -1
+                break
+            total += row[side]
+        totals.append(total)
+    return _strict_top(totals)
+
+
+def _winner_of(
+    rows: Sequence[list[int]], cards: Sequence[_FreeCard], placement: Sequence[int], lose: bool
+) -> int | None:
+    return _top_of_rows(_best_rows(rows, cards, placement), lose)
+
+
+def _moving_changes_winner(
+    rows: Sequence[list[int]],
+    cards: Sequence[_FreeCard],
+    position: int,
+    witnesses: Sequence[Sequence[int]],
     lose: bool,
-    sides: int,
 ) -> bool:
-    """A quick witness: on some sweep placement of the other cards, does moving ``item`` matter?"""
-    value, targets, card = item
-    for placement in _sweeps(others, sides):
-        winners = {
-            _primiera_winner(known, [*placement, (value, side, card.suit)], lose)
-            for side in targets
-        }
+    """A quick witness: on some witness placement of the others, does moving this card matter?"""
+    value, targets, card = cards[position]
+    suit = card.index // 10
+    for witness in witnesses:
+        best = _best_rows(rows, cards, witness, skip=position)
+        row = best[suit]
+        winners = set()
+        for side in targets:
+            best[suit] = row[:side] + [max(row[side], value)] + row[side + 1 :]
+            winners.add(_top_of_rows(best, lose))
         if len(winners) > 1:
             return True
     return False
@@ -668,7 +687,7 @@ def _primiera_outcomes_differ(
     # Merge the smaller state sets first and go through the largest one lazily.
     per_suit.sort(key=len)
     rest = _merge(per_suit[:-1], lose, sides, budget)
-    if rest is None or not budget.spend(len(rest) * len(per_suit[-1])):
+    if rest is None or not budget.spend(len(rest) * len(per_suit[-1]) * sides * 2):
         return None
     outcomes: set[int | None] = set()
     for state in rest:
@@ -684,7 +703,7 @@ def _best_card_states(
     """Each side's best value in one suit, over every placement of its free cards."""
     states = {known}
     for value, targets, _ in cards:
-        if not budget.spend(len(states) * len(targets)):
+        if not budget.spend(len(states) * len(targets) * 2):
             return None
         states = {
             state[:side] + (max(state[side], value),) + state[side + 1 :]
@@ -700,7 +719,7 @@ def _merge(
     """Every merged state reachable over these suits; None when the budget runs out."""
     merged: set[MergedState] = {(0,) * sides}
     for states in per_suit:
-        if not budget.spend(len(merged) * len(states)):
+        if not budget.spend(len(merged) * len(states) * sides):
             return None
         merged = {_add_suit(state, suit_state, lose) for state in merged for suit_state in states}
     return merged
@@ -735,7 +754,7 @@ def _card_decides(
         }
         if len(placed) == 1:
             continue
-        if not budget.spend(len(others) * len(placed)):
+        if not budget.spend(len(others) * len(placed) * len(suit_state) * 2):
             return None
         for state in others:
             if len({_strict_top(_add_suit(state, p, lose)) for p in placed}) > 1:

@@ -50,7 +50,12 @@ class Rules:
 
     @classmethod
     def from_preset(cls, name: str = "classica", **overrides: Any) -> Rules:
-        """The preset ``name`` with some options overridden; ScopaError on unknown names."""
+        """The preset ``name`` (case-insensitive) with some options overridden.
+
+        ScopaError on an unknown preset or option, or a wrong option value.
+        """
+        if isinstance(name, str):
+            name = name.strip().lower()
         if not isinstance(name, str) or name not in PRESET_OPTIONS:
             raise ScopaError(f"rules: unknown preset {name!r} (known: {', '.join(PRESET_OPTIONS)})")
         for option in overrides:
@@ -70,9 +75,7 @@ class Rules:
         if isinstance(spec, Mapping):
             options = dict(spec)
             if "preset" not in options:
-                raise ScopaError(
-                    f"rules: missing 'preset' (one of {', '.join(PRESET_OPTIONS)}) in {spec!r}"
-                )
+                raise ScopaError(f"rules: missing 'preset' (one of {', '.join(PRESET_OPTIONS)})")
             return cls.from_preset(options.pop("preset"), **options)
         raise ScopaError(
             "rules must be a preset name or an object with 'preset' and options, "

@@ -123,7 +123,7 @@ def test_score_hand_provisional(cli):
 
 
 def test_score_match(cli):
-    data = {"rules": "classica", "hands": [hand(4, 0), hand(5, 1), hand(2, 0)]}
+    data = {"rules": "classica", "hands": [hand(4, 0), hand(5, 1), hand(2, 0)], "note": "ignored"}
     status, out, err = cli("score-match", data)
     assert (status, err) == (0, "")
     assert out["totals"] == {"A": 11, "B": 7}
@@ -147,7 +147,6 @@ def test_score_match_in_progress_and_spareggio(cli):
         ("score-hand", "[]", "expected a JSON object"),
         ("score-hand", {"rules": "classica"}, "missing field 'sides'"),
         ("score-hand", {"sides": hand()}, "missing field 'rules'"),
-        ("score-hand", {"rules": "classica", "sides": hand(), "extra": 1}, "unknown field 'extra'"),
         ("score-hand", {"rules": "scopone", "sides": hand()}, "unknown preset 'scopone'"),
         (
             "score-hand",
@@ -209,10 +208,11 @@ def test_score_match_in_progress_and_spareggio(cli):
             {"rules": "classica", "hands": [hand(), {"A": hand()["A"], "C": hand()["B"]}]},
             "hand 2: the hand lacks side 'B'",
         ),
+        ("score-match", {"rules": "classica", "sides": hand()}, "missing field 'hands'"),
         (
-            "score-match",
-            {"rules": "classica", "hands": [hand()], "sides": {}},
-            "unknown field 'sides'",
+            "score-hand",
+            {"rules": "classica", "sides": {"A": {"cards": LOW, "scopa": 1}, "B": {"cards": HIGH}}},
+            "side 'A': unknown field 'scopa'",
         ),
     ],
 )

@@ -320,3 +320,14 @@ def test_to_dict():
     assert set(data["deciding"]) == set(CATEGORIES)
     assert data["result"]["complete"] is False
     assert data["result"]["sides"]["A"]["cards"] == ["1D"]
+
+
+def test_exact_on_a_medium_case_of_4096_placements():
+    """Twelve decisive cards missing between two sides, checked against all 4096 placements."""
+    rng = random.Random(12)
+    missing = ["1D", "2D", "3D", "4D", "7D", "10D", "7C", "5C", "7S", "6S", "1B", "6B"]
+    owner = [rng.randrange(2) for _ in range(40)]
+    sides = without(split(owner), *missing)
+    result = check_against_brute_force(sides, PRESETS["torneo-assi"].with_options(re_bello=True))
+    assert len(result.missing) == 12
+    assert not result.determinate

@@ -59,6 +59,7 @@ def test_every_option_can_be_overridden():
 
 def test_from_spec_accepts_a_name_or_an_object():
     assert Rules.from_spec("assi") == PRESETS["assi"]
+    assert Rules.from_spec(" Torneo-Assi ") == PRESETS["torneo-assi"]
     assert Rules.from_spec({"preset": "assi", "target": 16}) == Rules.from_preset("assi", target=16)
     rules = PRESETS["torneo-assi"]
     assert Rules.from_spec(rules) is rules
