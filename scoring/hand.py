@@ -21,9 +21,7 @@ CATEGORIES: tuple[str, ...] = (
     "re_bello",
 )
 
-#: Categories that at most one side scores in a hand (all but scope).
-SINGLE_WINNER_CATEGORIES: tuple[str, ...] = CATEGORIES[1:]
-
+#: A hand is scored between this many sides (two pairs, two players, or 3-4 players alone).
 MIN_SIDES = 2
 MAX_SIDES = 4
 
@@ -32,7 +30,10 @@ _DENARI_RUN: tuple[Card, ...] = tuple(card for card in DECK if card.suit is Suit
 
 @dataclass
 class SideInput:
-    """What one side brings to the scoring: the cards it captured and the scope it made."""
+    """What one side brings to the scoring: the cards it captured and the scope it made.
+
+    ``cards`` may be given as any iterable of codes or Cards; it is stored as a frozenset.
+    """
 
     cards: frozenset[Card]
     scope: int = 0
@@ -195,49 +196,48 @@ def score_piles(
 ) -> HandResult:
     """Score validated sides as they are, whether or not they hold all 40 cards."""
     piles = {name: side.cards for name, side in sides.items()}
+    best = {name: best_by_suit(cards) for name, cards in piles.items()}
+    sums = {
+        name: sum(card.primiera_value for card in cards.values()) for name, cards in best.items()
+    }
+    # Under "lose" a side must hold every suit some side holds: suits nobody holds are left out
+    # of everybody's sum, to which they add nothing anyway. Under "count" every side competes.
+    held_suits = {suit for cards in best.values() for suit in cards}
+    eligible = {
+        name: rules.primiera_missing_suit == "count" or held_suits <= cards.keys()
+        for name, cards in best.items()
+    }
+    runs = {name: denari_run(cards) for name, cards in piles.items()}
+    napola = {name: napola_points_of(run) if rules.napola else 0 for name, run in runs.items()}
     winners: dict[str, str | None] = {
         "carte": _strict_top({name: len(cards) for name, cards in piles.items()}),
         "denari": _strict_top({name: _denari_count(cards) for name, cards in piles.items()}),
-        "primiera": primiera_winner(piles, rules.primiera_missing_suit),
+        "primiera": _strict_top({name: total for name, total in sums.items() if eligible[name]}),
         "settebello": _holder(piles, SETTEBELLO),
-        "napola": None,
+        "napola": next((name for name, points in napola.items() if points), None),
         "re_bello": _holder(piles, RE_BELLO) if rules.re_bello else None,
     }
-    runs = {name: denari_run(cards) for name, cards in piles.items()}
-    napola_points = {
-        name: napola_points_of(run) if rules.napola else 0 for name, run in runs.items()
-    }
-    for name, value in napola_points.items():
-        if value:
-            winners["napola"] = name
     napoleone = None
     if rules.napoleone:
         napoleone = next((name for name, run in runs.items() if run == len(_DENARI_RUN)), None)
 
-    held_suits = _held_suits(piles)
     results: dict[str, SideResult] = {}
     for name, side in sides.items():
-        cards = piles[name]
-        points = {"scope": side.scope}
-        for category in ("carte", "denari", "primiera", "settebello", "re_bello"):
-            points[category] = int(winners[category] == name)
-        points["napola"] = napola_points[name]
-        points = {category: points[category] for category in CATEGORIES}
-        best = best_by_suit(cards)
-        total_primiera = sum(card.primiera_value for card in best.values())
-        eligible = rules.primiera_missing_suit == "count" or held_suits <= best.keys()
+        points = {category: int(winners.get(category) == name) for category in CATEGORIES}
+        points["scope"] = side.scope
+        points["napola"] = napola[name]
         results[name] = SideResult(
             name=name,
-            cards=tuple(sorted(cards)),
+            cards=tuple(sorted(piles[name])),
             scope=side.scope,
             points=points,
             total=sum(points.values()),
-            cards_count=len(cards),
-            denari_count=_denari_count(cards),
-            primiera=total_primiera if eligible else None,
-            primiera_sum=total_primiera,
-            primiera_cards=dict(sorted(best.items(), key=lambda item: item[0].order)),
-            napola_run=runs[name] if napola_points[name] else 0,
+            cards_count=len(piles[name]),
+            denari_count=_denari_count(piles[name]),
+            primiera=sums[name] if eligible[name] else None,
+            primiera_sum=sums[name],
+            primiera_cards=dict(sorted(best[name].items(), key=lambda item: item[0].order)),
+            napola_run=runs[name] if napola[name] else 0,
         )
     return HandResult(
         sides=results, napoleone=napoleone, rules=rules, winners=winners, complete=complete
@@ -256,23 +256,6 @@ def best_by_suit(cards: Iterable[Card]) -> dict[Suit, Card]:
         ):
             best[card.suit] = card
     return best
-
-
-def primiera_winner(piles: Mapping[str, frozenset[Card]], missing_suit: str) -> str | None:
-    """Who wins primiera: strictly highest sum among the sides allowed to win it.
-
-    Under ``lose`` a side must hold every suit that some side holds (suits nobody holds are left
-    out of everybody's sum, which they contribute nothing to anyway); under ``count`` every side
-    competes and a missing suit adds 0.
-    """
-    held_suits = _held_suits(piles)
-    sums: dict[str, int] = {}
-    for name, cards in piles.items():
-        best = best_by_suit(cards)
-        if missing_suit == "lose" and not held_suits <= best.keys():
-            continue
-        sums[name] = sum(card.primiera_value for card in best.values())
-    return _strict_top(sums)
 
 
 def denari_run(cards: frozenset[Card]) -> int:
@@ -313,7 +296,3 @@ def _holder(piles: Mapping[str, frozenset[Card]], card: Card) -> str | None:
 
 def _denari_count(cards: Iterable[Card]) -> int:
     return sum(1 for card in cards if card.suit is Suit.DENARI)
-
-
-def _held_suits(piles: Mapping[str, frozenset[Card]]) -> set[Suit]:
-    return {card.suit for cards in piles.values() for card in cards}

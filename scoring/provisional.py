@@ -2,12 +2,17 @@
 
 A photo may miss some cards. For each category this module decides whether some placement of the
 missing cards (each to any side it may go to) gives some side different points in it, and which
-missing cards can make that difference. The analysis works per category on the few quantities that
-category depends on (counts for carte and denari, each side's best card per suit for primiera, the
-run from the asso for napola), so it is exact and fast in the cases the photo flow meets. When a
-case is too large to enumerate within a fixed budget, it falls back to bounds that are sound: a
-category is reported as settled only when it provably is, and the deciding cards may then include
-cards that cannot in fact change it (``ProvisionalResult.exact`` is then False).
+missing cards can make that difference (a card "decides" a category when moving it alone, with
+the others placed somehow, changes some side's points there).
+
+The analysis works per category on the few quantities that category depends on: how many cards
+each side ends with (carte, denari), each side's best card per suit (primiera), the run from the
+asso (napola), who holds one card (settebello, re bello). Quick witness placements settle most
+questions; the rest is enumerated over those quantities rather than over placements. Up to
+EXACT_PLACEMENTS placements of the missing cards every answer is exact. Past that, each category
+has a work budget, and when it runs out the answer falls back to sound bounds: a category is
+reported as settled only when it provably is, and its deciding cards may include some that cannot
+change it (``ProvisionalResult.exact`` is then False).
 
 Placements that would leave a side with fewer than two cards per scopa are not excluded: the
 scope a side reports is checked against the cards it could end up with, not used to constrain
@@ -69,7 +74,8 @@ class ProvisionalResult:
     #: With the ``napoleone`` option on: can the missing cards decide who (if anyone) makes it?
     napoleone_at_stake: bool
     napoleone_deciding: tuple[Card, ...]
-    #: True when every category was analysed exactly (no fallback to bounds).
+    #: False when some answer fell back to sound bounds (only past EXACT_PLACEMENTS placements):
+    #: a category reported at stake might then be settled, or a deciding card not decide.
     exact: bool
 
     @property
@@ -106,8 +112,8 @@ def score_provisional(
 ) -> ProvisionalResult:
     """Score the cards known and tell, per category, whether the missing cards can change it.
 
-    ``placements`` restricts the sides a missing card may go to (default: any side); for
-    example the photo flow knows a card was on the table of side A's photo but not whose it is.
+    ``placements`` restricts the sides a missing card may go to (default: any side), for
+    example when the photo flow knows a card lies in one of two piles.
     """
     if not isinstance(rules, Rules):
         raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
