@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 RecognizerLoader = Callable[[], "CardRecognizer"]
 # More cards than this deciding the score are listed in one line, not one row of buttons each.
 DECIDING_ROWS = 4
+DECIDING_LISTED = 10
 MISSING_ADVICE = ("reconcile.missing_card", "reconcile.missing_cards")
 
 
@@ -394,23 +395,22 @@ class _Entry:
     def scope_control(self, draft: HandDraft, side: str) -> None:
         t = self.t
         scope = draft.scope_of(side)
-        st.markdown(f"**{t('scope.label', side=side)}: {scope}**")
-        minus, plus = st.columns(2)
-        minus.button(
+        # One row on a phone too: "Scope di Noi: 2  [−] [+]".
+        row = st.container(horizontal=True, vertical_alignment="center")
+        row.markdown(f"**{t('scope.label', side=side)}: {scope}**")
+        row.button(
             "−",
             key=self.k("scope", side, "minus"),
             on_click=self._change_scope,
             args=(side, -1),
             disabled=scope == 0,
-            width="stretch",
             help=t("scope.minus"),
         )
-        plus.button(
+        row.button(
             "+",
             key=self.k("scope", side, "plus"),
             on_click=self._change_scope,
             args=(side, 1),
-            width="stretch",
             help=t("scope.plus"),
         )
 
@@ -454,14 +454,9 @@ class _Entry:
         on_click: Callable[..., None],
         args: Callable[[str], tuple[Any, ...]],
     ) -> None:
-        for column, side in zip(st.columns(len(sides)), sides, strict=True):
-            column.button(
-                label(side),
-                key=self.k(key, side),
-                on_click=on_click,
-                args=args(side),
-                width="stretch",
-            )
+        row = st.container(horizontal=True)
+        for side in sides:
+            row.button(label(side), key=self.k(key, side), on_click=on_click, args=args(side))
 
     def _missing(self, draft: HandDraft, evaluation: HandEvaluation) -> None:
         t = self.t
@@ -483,10 +478,12 @@ class _Entry:
                     self._add,
                     lambda side, card=card: (card, side),
                 )
-        else:
+        elif len(deciding) <= DECIDING_LISTED:
             st.markdown(t("check.deciding_many", cards=t.cards(sorted(deciding))))
+        else:  # most of the deck is still to come: naming every card helps nobody
+            st.markdown(t("check.deciding_count", count=len(deciding)))
         others = [card for card in evaluation.missing if card not in deciding]
-        if others:
+        if others and len(deciding) <= DECIDING_LISTED:
             st.caption(t("check.not_deciding", cards=t.cards(others)))
         add_key = self.k("add_card")
         choice = st.selectbox(

@@ -31,13 +31,15 @@ def rules_summary(rules: Rules, t: Translator) -> str:
 def render_scoreboard(match: Match, t: Translator) -> None:
     """Each side's total, with the last hand's points as the change."""
     last = match.hands[-1].totals if match.hands else {}
-    columns = st.columns(len(match.sides))
-    for column, side in zip(columns, match.sides, strict=True):
-        column.metric(
+    # A horizontal container keeps the sides side by side on a phone, where columns stack.
+    row = st.container(horizontal=True)
+    for side in match.sides:
+        row.metric(
             side,
             match.totals[side],
             delta=f"+{last[side]}" if last else None,
             delta_color="off" if not last.get(side) else "normal",
+            border=True,
         )
     st.caption(t("score.progress", hands=len(match.hands), target=match.rules.target))
 
@@ -63,7 +65,11 @@ def render_chart(match: Match, t: Translator) -> None:
         .mark_line(point=True)
         .encode(
             x=alt.X("hand:O", title=t("chart.hand"), axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("total:Q", title=t("chart.points")),
+            y=alt.Y(
+                "total:Q",
+                title=t("chart.points"),
+                scale=alt.Scale(domain=[0, max(match.rules.target, *match.totals.values())]),
+            ),
             color=alt.Color(
                 "side:N", title=None, sort=list(match.sides), legend=alt.Legend(orient="bottom")
             ),

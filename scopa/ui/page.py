@@ -105,9 +105,7 @@ def _language_changed() -> None:
 
 
 def _header(t: Translator) -> None:
-    title, switch = st.columns([3, 1], vertical_alignment="center")
-    title.title(t("app.title"))
-    switch.segmented_control(
+    st.segmented_control(
         t("app.language"),
         list(LANGUAGES),
         format_func=lambda lang: lang.upper(),
@@ -116,6 +114,7 @@ def _header(t: Translator) -> None:
         label_visibility="collapsed",
         on_change=_language_changed,
     )
+    st.title(t("app.title"))
 
 
 def _flash(message: str) -> None:
