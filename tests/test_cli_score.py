@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scopa.cli import main
+from scopa.commands.score import HAND_EXAMPLE_INPUT, MATCH_EXAMPLE_INPUT
 from scoring import CARD_CODES
 
 LOW = [f"{rank}{suit}" for suit in "DCSB" for rank in range(1, 6)]
@@ -235,14 +236,34 @@ def test_unreadable_files(capsys, tmp_path):
     assert "not UTF-8 text" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", ["score-hand", "score-match"])
-def test_help_shows_an_example(capsys, command):
+@pytest.mark.parametrize(
+    ("command", "example"),
+    [("score-hand", HAND_EXAMPLE_INPUT), ("score-match", MATCH_EXAMPLE_INPUT)],
+)
+def test_help_shows_a_runnable_example(capsys, command, example):
     with pytest.raises(SystemExit) as exit_info:
         main([command, "--help"])
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
     assert "example input" in text
-    assert '"rules"' in text and '"cards"' in text
+    assert example in text
+
+
+def test_help_examples_score_as_the_help_says(cli):
+    status, out, _ = cli("score-hand", HAND_EXAMPLE_INPUT)
+    assert status == 0
+    assert out["sides"]["Noi"]["points"] == {
+        "scope": 1, "carte": 0, "denari": 0, "primiera": 0, "settebello": 0, "napola": 0, "re_bello": 0,
+    }  # fmt: skip
+    assert out["sides"]["Noi"]["total"] == 1
+    assert out["napoleone"] is None
+    status, out, _ = cli("score-match", MATCH_EXAMPLE_INPUT)
+    assert status == 0
+    assert (out["totals"], out["status"], out["winner"]) == (
+        {"Noi": 10, "Loro": 7},
+        "in-progress",
+        None,
+    )
 
 
 def test_console_entry_point_gives_status_2_without_traceback(tmp_path):

@@ -10,37 +10,62 @@ from typing import Any
 
 from scoring import Match, Rules, ScopaError, score_hand, score_provisional
 
-HAND_EXAMPLE = """\
-example input (scopa score-hand hand.json, or on standard input):
+#: Runnable examples shown by --help (the tests run them).
+HAND_EXAMPLE_INPUT = """\
+{"rules": "classica",
+ "sides": {
+  "Noi":  {"scope": 1, "cards": ["1D", "2D", "3D", "4D", "5D", "1C", "2C", "3C", "4C", "5C",
+                                 "1S", "2S", "3S", "4S", "5S", "1B", "2B", "3B", "4B", "5B"]},
+  "Loro": {"scope": 0, "cards": ["6D", "7D", "8D", "9D", "10D", "6C", "7C", "8C", "9C", "10C",
+                                 "6S", "7S", "8S", "9S", "10S", "6B", "7B", "8B", "9B", "10B"]}}}"""
 
-  {"rules": "classica",
-   "sides": {"A": {"cards": ["1D", "7D", "7C", "..."], "scope": 1},
-             "B": {"cards": ["2D", "3C", "..."], "scope": 0}}}
+MATCH_EXAMPLE_INPUT = """\
+{"rules": {"preset": "torneo-assi", "target": 21},
+ "hands": [
+  {"Noi":  {"scope": 1, "cards": ["1D", "2D", "3D", "4D", "5D", "1C", "2C", "3C", "4C", "5C",
+                                  "1S", "2S", "3S", "4S", "5S", "1B", "2B", "3B", "4B", "5B"]},
+   "Loro": {"scope": 0, "cards": ["6D", "7D", "8D", "9D", "10D", "6C", "7C", "8C", "9C", "10C",
+                                  "6S", "7S", "8S", "9S", "10S", "6B", "7B", "8B", "9B", "10B"]}},
+  {"Noi":  {"scope": 2, "cards": ["6D", "7D", "8D", "9D", "10D", "6C", "7C", "8C", "9C", "10C",
+                                  "6S", "7S", "8S", "9S", "10S", "6B", "7B", "8B", "9B", "10B"]},
+   "Loro": {"scope": 0, "cards": ["1D", "2D", "3D", "4D", "5D", "1C", "2C", "3C", "4C", "5C",
+                                  "1S", "2S", "3S", "4S", "5S", "1B", "2B", "3B", "4B", "5B"]}}]}"""
 
-"rules" is a preset name (torneo-assi, assi, classica) or an object with a preset and options:
-  {"preset": "assi", "target": 16, "napola": true, "napoleone": false, "re_bello": false,
-   "primiera_missing_suit": "lose", "ace_sweep_is_scopa": false}
-Cards are codes, rank then suit: 1D (asso di denari), 7D (settebello), 10B (re di bastoni).
-All 40 cards must be among the sides; with --provisional an incomplete hand is scored as far
-as it goes and the output says which categories the missing cards can still change
-(an optional "placements": {"7D": ["A", "B"]} says where a missing card may be).
+HAND_EPILOG = f"""\
+example input (a file, or standard input):
 
-output: {"sides": {"A": {"points": {"scope": 1, "carte": 1, ...}, "total": 4, ...}, ...},
-         "napoleone": null, ...}
+{HAND_EXAMPLE_INPUT}
+
+"rules" is a preset name (torneo-assi, assi, classica) or an object with a preset and the
+options to change, e.g. {{"preset": "assi", "target": 16, "napola": true, "napoleone": false,
+"re_bello": false, "primiera_missing_suit": "lose", "ace_sweep_is_scopa": false}}.
+Cards are codes, rank then suit: 1D (asso di denari), 7D (settebello), 10B (re di bastoni);
+"scope" is the number of scope the side made (0 if left out). Sides are 2 to 4, freely named.
+
+output: each side's points per category, total and breakdown (cards_count, denari_count,
+primiera and its four cards, napola_run, cards), and who made the napoleone:
+  {{"sides": {{"Noi": {{"points": {{"scope": 1, "carte": 0, "denari": 0, "primiera": 0,
+    "settebello": 0, "napola": 0, "re_bello": 0}}, "total": 1, ...}}, "Loro": {{...}}}},
+   "napoleone": null, ...}}
+
+All 40 cards must be among the sides. With --provisional an incomplete hand is scored as far
+as it goes, and the output lists the missing cards and, per category, whether they can still
+change it ("at_stake") and which of them decide it; an optional top-level
+"placements": {{"7D": ["Noi", "Loro"]}} says which sides a missing card may belong to.
 """
 
-MATCH_EXAMPLE = """\
-example input (scopa score-match match.json, or on standard input):
+MATCH_EPILOG = f"""\
+example input (a file, or standard input):
 
-  {"rules": {"preset": "torneo-assi", "target": 31},
-   "hands": [{"Noi": {"cards": ["1D", "..."], "scope": 2}, "Loro": {"cards": ["..."], "scope": 0}},
-             {"Noi": {"cards": ["..."], "scope": 0}, "Loro": {"cards": ["..."], "scope": 1}}]}
+{MATCH_EXAMPLE_INPUT}
 
 Each hand is shaped like "sides" of score-hand, with the same side names in every hand.
 
-output: {"totals": {"Noi": 33, "Loro": 20}, "status": "won", "winner": "Noi",
-         "spareggio": [], "hands": [...each hand's result...], ...}
-status is "in-progress", "won" or "spareggio" (the sides tied at the top play on).
+output: {{"totals": {{"Noi": 10, "Loro": 7}}, "status": "in-progress", "winner": null,
+         "spareggio": [], "hands": [...each hand's result, as score-hand prints it...], ...}}
+status is "in-progress", "won" or "spareggio": when the highest totals at or past the target
+are tied, the tied sides play on until one of them leads ("spareggio" lists them).
+A hand after the match is decided is an error.
 """
 
 
@@ -50,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "score-hand",
         help="score one hand from JSON",
         description="Score one hand of Scopa between 2 to 4 sides; JSON in, JSON out.",
-        epilog=HAND_EXAMPLE,
+        epilog=HAND_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_common(hand)
@@ -65,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "score-match",
         help="score a match (a list of hands) from JSON",
         description="Score a match hand by hand: running totals, target, spareggio, napoleone.",
-        epilog=MATCH_EXAMPLE,
+        epilog=MATCH_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_common(match)
@@ -74,7 +99,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "file", nargs="?", default="-", help="JSON input file; '-' or nothing reads standard input"
+        "file",
+        nargs="?",
+        default="-",
+        metavar="FILE",
+        help="JSON input file; '-' or nothing reads standard input",
     )
     parser.add_argument(
         "--compact", action="store_true", help="print the JSON on one line instead of indented"
