@@ -146,6 +146,11 @@ def test_score_match_in_progress_and_spareggio(cli):
         ("score-hand", '{"rules": "classica", "sides": ', "malformed JSON"),
         ("score-hand", "", "malformed JSON"),
         ("score-hand", "[]", "expected a JSON object"),
+        (
+            "score-hand",
+            '{"rules": "classica", "sides": {"A": {"cards": []}, "A": {"cards": []}}}',
+            "'A' is given twice in the same JSON object",
+        ),
         ("score-hand", {"rules": "classica"}, "missing field 'sides'"),
         ("score-hand", {"sides": hand()}, "missing field 'rules'"),
         ("score-hand", {"rules": "scopone", "sides": hand()}, "unknown preset 'scopone'"),

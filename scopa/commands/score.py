@@ -153,7 +153,7 @@ def _read_object(path: str, fields: tuple[str, ...]) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ScopaError(f"{source} is not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ScopaError(
             f"{source}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -161,6 +161,16 @@ def _read_object(path: str, fields: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ScopaError(f"{source}: expected a JSON object with {', '.join(map(repr, fields))}")
     return data
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (a side listed twice must not vanish)."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ScopaError(f"{key!r} is given twice in the same JSON object")
+        result[key] = value
+    return result
 
 
 def _require(data: Mapping[str, Any], field: str) -> Any:
