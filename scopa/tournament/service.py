@@ -63,6 +63,7 @@ from .records import (
     TournamentSetup,
 )
 from .security import (
+    SCRYPT_N,
     AccessDenied,
     FailureThrottle,
     hash_password,
@@ -81,9 +82,17 @@ FINISHED = ("won", "bye")
 class TournamentService:
     """Public reads, tournament creation, and the two authenticated doors (table, referee)."""
 
-    def __init__(self, db: Database, *, throttle: FailureThrottle | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        throttle: FailureThrottle | None = None,
+        scrypt_n: int = SCRYPT_N,
+    ) -> None:
+        """`scrypt_n` is the scrypt cost of new password hashes (tests lower it for speed)."""
         self.db = db
         self.throttle = throttle or FailureThrottle()
+        self.scrypt_n = scrypt_n
 
     @classmethod
     def open(cls, url: str | None = None, **kwargs: Any) -> TournamentService:
@@ -131,7 +140,7 @@ class TournamentService:
         """Create a tournament with its pairs (seeded in the order given); returns its id."""
         setup.check()
         Rules.from_spec(setup.rules)
-        password_hash = hash_password(referee_password)
+        password_hash = hash_password(referee_password, n=self.scrypt_n)
 
         def work(session: Session) -> int:
             tournament = Tournament(
@@ -663,7 +672,7 @@ class RefereeDesk:
         return self._db.write(work)
 
     def change_password(self, new_password: str) -> None:
-        password_hash = hash_password(new_password)
+        password_hash = hash_password(new_password, n=self._service.scrypt_n)
 
         def work(session: Session) -> None:
             _get_tournament(session, self.tournament_id).referee_password_hash = password_hash

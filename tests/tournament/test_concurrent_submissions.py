@@ -4,23 +4,18 @@ Runs on SQLite always, and on a real PostgreSQL server when SCOPA_TEST_POSTGRES_
 (`.ci/postgres.sh` starts one on loopback).
 """
 
-import os
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
-from sqlalchemy import text
 from tournament_helpers import PASSWORD, small_hand, submission
 
 from scopa.tournament import (
-    FailureThrottle,
     PairSetup,
     PhotoUpload,
     TournamentService,
     TournamentSetup,
 )
-from scopa.tournament.db import Base
 
 PAIRS = 8  # 4 tables
 HANDS_PER_TABLE = 5
@@ -77,24 +72,5 @@ def run_simultaneous_submissions(service: TournamentService) -> None:
         assert len(recorded) == HANDS_PER_TABLE
 
 
-def test_simultaneous_submissions_on_sqlite(service):
-    run_simultaneous_submissions(service)
-
-
-@pytest.fixture
-def postgres_service():
-    url = os.environ.get("SCOPA_TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("SCOPA_TEST_POSTGRES_URL is not set (.ci/postgres.sh starts a server)")
-    service = TournamentService.open(url, throttle=FailureThrottle(sleep=lambda _: None))
-    yield service
-    # Leave the throwaway database empty for the next run.
-    Base.metadata.drop_all(service.db.engine)
-    service.db.dispose()
-
-
-def test_simultaneous_submissions_on_postgresql(postgres_service):
-    assert postgres_service.db.engine.dialect.name == "postgresql"
-    with postgres_service.db.engine.connect() as connection:
-        assert connection.execute(text("select 1")).scalar() == 1
-    run_simultaneous_submissions(postgres_service)
+def test_simultaneous_submissions(any_service):
+    run_simultaneous_submissions(any_service)

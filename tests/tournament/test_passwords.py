@@ -75,3 +75,9 @@ def test_throttle_caps_its_delay():
         throttle.fail("k")
     assert delays == [1, 2, 4, 5, 5, 5]
     assert throttle.failures("k") == 6
+
+
+def test_the_service_hashes_with_the_full_cost_by_default(db_url):
+    service = TournamentService.open(db_url)
+    assert service.scrypt_n == 2**14
+    service.db.dispose()

@@ -5,6 +5,7 @@ from tournament_helpers import (
     EVEN,
     PASSWORD,
     big_hand,
+    create_tournament,
     play_match,
     sides,
     small_hand,
@@ -20,8 +21,9 @@ def names(match):
     return (match.pair_a.name, match.pair_b.name if match.pair_b else None)
 
 
-def test_groups_then_knockout_to_a_champion(service, make_tournament):
-    tournament = make_tournament(pairs=8, groups=2, knockout_size=4)
+def test_groups_then_knockout_to_a_champion(any_service):
+    service = any_service
+    tournament = create_tournament(service, pairs=8, groups=2, knockout_size=4)
     referee = service.referee(tournament, PASSWORD)
     matches = referee.start()
     assert service.tournament(tournament).stage == "group"
@@ -177,8 +179,9 @@ def test_same_submission_id_is_one_hand(service, make_tournament):
         table.submit_hand(submission(big_hand(), submission_id="hand-1"))
 
 
-def test_referee_correction_moves_the_match_and_the_standings(service, make_tournament):
-    tournament = make_tournament(pairs=2)
+def test_referee_correction_moves_the_match_and_the_standings(any_service):
+    service = any_service
+    tournament = create_tournament(service, pairs=2)
     referee = service.referee(tournament, PASSWORD)
     (match,) = referee.start()
     play_match(service, referee, match, "a")

@@ -6,7 +6,13 @@ import uuid
 
 import numpy as np
 
-from scopa.tournament import HandSubmission, MatchView, TournamentService
+from scopa.tournament import (
+    HandSubmission,
+    MatchView,
+    PairSetup,
+    TournamentService,
+    TournamentSetup,
+)
 from scoring import DECK, Card
 from scoring.errors import ScopaError
 from vision import DetectedCard, PhotoResult
@@ -48,6 +54,18 @@ def submission(hand: dict, **kwargs) -> HandSubmission:
     return HandSubmission(
         submission_id=kwargs.pop("submission_id", str(uuid.uuid4())), sides=hand, **kwargs
     )
+
+
+def create_tournament(service: TournamentService, pairs: int = 4, **options) -> int:
+    """A tournament of `pairs` pairs named P1, P2, ... (seeded in that order); returns its id."""
+    setup = TournamentSetup(
+        name=options.pop("name", "Torneo di prova"),
+        pairs=[
+            PairSetup(f"P{i}", f"Giocatore {i}a", f"Giocatore {i}b") for i in range(1, pairs + 1)
+        ],
+        **options,
+    )
+    return service.create_tournament(setup, PASSWORD)
 
 
 def play_match(service: TournamentService, referee, match: MatchView, winner: str = "a") -> None:
