@@ -268,12 +268,8 @@ def verify_tab(desk: RefereeDesk) -> None:
         with st.spinner(t("tour.verify.running")):
             try:
                 st.session_state[REPORT] = desk.verify(match_id=scope)
-            except ScopaError as exc:
+            except ScopaError as exc:  # e.g. the recognition models are missing
                 st.error(str(exc))
-            except Exception as exc:  # the models are missing or failed to load
-                if type(exc).__name__ != "ModelsMissingError":
-                    raise
-                st.error(tr("photo.no_models"))
     report = st.session_state.get(REPORT)
     if report is None:
         return

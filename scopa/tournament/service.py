@@ -21,7 +21,7 @@ import datetime as dt
 import hashlib
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -72,6 +72,9 @@ from .security import (
     verify_password,
 )
 from .standings import MatchResult, compute_standings
+
+if TYPE_CHECKING:
+    from .verify import VerificationReport
 
 R = TypeVar("R")
 
@@ -807,7 +810,7 @@ class RefereeDesk:
 
         return self._db.write(work)
 
-    def verify(self, **kwargs: Any):
+    def verify(self, **kwargs: Any) -> VerificationReport:
         """Re-run recognition on stored photos; see `scopa.tournament.verify.verify`."""
         from .verify import verify
 

@@ -131,8 +131,12 @@ def verify(
     with_photos = any(item.photos for item in hands)
     if with_photos and recognize is None:
         from vision import get_recognizer
+        from vision.pipeline import ModelsMissingError
 
-        recognize = get_recognizer(deck=deck).recognize
+        try:
+            recognize = get_recognizer(deck=deck).recognize
+        except ModelsMissingError as exc:
+            raise ScopaError(f"verification needs the recognition models: {exc}") from exc
     if with_photos and reconcile is None:
         from vision.reconcile import reconcile as default_reconcile
 
