@@ -21,21 +21,27 @@ class Rules:
     ``"count"`` (a missing suit counts 0). ``ace_sweep_is_scopa``: in Scopa d'Assi, whether an
     asso that sweeps the table counts as a scopa; it only matters to a capture referee, since
     the scoring engine receives the number of scope already counted.
+
+    An option left out (None) takes the preset's value, so ``Rules(preset="assi")`` is the
+    ``assi`` preset; after construction every option holds a value.
     """
 
     preset: str = "classica"
-    target: int = 11
-    napola: bool = False
-    napoleone: bool = False
-    re_bello: bool = False
-    primiera_missing_suit: str = "lose"
-    ace_sweep_is_scopa: bool = False
+    target: int | None = None
+    napola: bool | None = None
+    napoleone: bool | None = None
+    re_bello: bool | None = None
+    primiera_missing_suit: str | None = None
+    ace_sweep_is_scopa: bool | None = None
 
     def __post_init__(self) -> None:
-        if self.preset not in PRESET_OPTIONS:
+        if not isinstance(self.preset, str) or self.preset not in PRESET_OPTIONS:
             raise ScopaError(
                 f"rules: unknown preset {self.preset!r} (known: {', '.join(PRESET_OPTIONS)})"
             )
+        for option, value in PRESET_OPTIONS[self.preset].items():
+            if getattr(self, option) is None:
+                object.__setattr__(self, option, value)
         if type(self.target) is not int or self.target < 1:
             raise ScopaError(f"rules: target must be a positive integer, got {self.target!r}")
         for name in ("napola", "napoleone", "re_bello", "ace_sweep_is_scopa"):
@@ -58,12 +64,8 @@ class Rules:
             name = name.strip().lower()
         if not isinstance(name, str) or name not in PRESET_OPTIONS:
             raise ScopaError(f"rules: unknown preset {name!r} (known: {', '.join(PRESET_OPTIONS)})")
-        for option in overrides:
-            if option not in OPTION_NAMES:
-                raise ScopaError(
-                    f"rules: unknown option {option!r} (known: {', '.join(OPTION_NAMES)})"
-                )
-        return cls(preset=name, **{**PRESET_OPTIONS[name], **overrides})
+        _check_overrides(overrides)
+        return cls(preset=name, **overrides)
 
     @classmethod
     def from_spec(cls, spec: str | Mapping[str, Any] | Rules) -> Rules:
@@ -84,15 +86,19 @@ class Rules:
 
     def with_options(self, **overrides: Any) -> Rules:
         """A copy with some options changed (validated like the constructor)."""
-        for option in overrides:
-            if option not in OPTION_NAMES:
-                raise ScopaError(
-                    f"rules: unknown option {option!r} (known: {', '.join(OPTION_NAMES)})"
-                )
+        _check_overrides(overrides)
         return replace(self, **overrides)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _check_overrides(overrides: Mapping[str, Any]) -> None:
+    for option, value in overrides.items():
+        if option not in OPTION_NAMES:
+            raise ScopaError(f"rules: unknown option {option!r} (known: {', '.join(OPTION_NAMES)})")
+        if value is None:
+            raise ScopaError(f"rules: {option} needs a value, got null")
 
 
 #: The option values of each preset (RULES.md, "Presets").

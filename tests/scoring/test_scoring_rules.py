@@ -30,6 +30,12 @@ def test_default_rules_are_classica():
     assert Rules() == Rules.from_preset() == PRESETS["classica"]
 
 
+def test_options_left_out_take_the_preset_value():
+    assert Rules(preset="torneo-assi") == PRESETS["torneo-assi"]
+    assert Rules(preset="torneo-assi", target=21).napoleone is True
+    assert Rules(preset="torneo-assi", target=21).target == 21
+
+
 @pytest.mark.parametrize("target", [11, 16, 21, 31])
 def test_every_target_in_use(target):
     assert Rules.from_preset("torneo-assi", target=target).target == target
@@ -87,7 +93,7 @@ def test_with_options_validates():
         ({"preset": "assi", "target": 21.0}, "target must be a positive integer"),
         ({"preset": "assi", "napola": "yes"}, "napola must be true or false"),
         ({"preset": "assi", "napoleone": 1}, "napoleone must be true or false"),
-        ({"preset": "assi", "re_bello": None}, "re_bello must be true or false"),
+        ({"preset": "assi", "re_bello": None}, "re_bello needs a value, got null"),
         (
             {"preset": "assi", "ace_sweep_is_scopa": "no"},
             "ace_sweep_is_scopa must be true or false",
@@ -99,6 +105,7 @@ def test_with_options_validates():
         (["classica"], "rules must be a preset name or an object"),
         (None, "rules must be a preset name or an object"),
         ({"preset": 3}, "unknown preset 3"),
+        ({"preset": "assi", "target": None}, "target needs a value, got null"),
     ],
 )
 def test_bad_rules_name_the_field(spec, message):
