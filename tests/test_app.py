@@ -80,10 +80,10 @@ def recognizer(monkeypatch: pytest.MonkeyPatch) -> PreparedRecognizer:
     return prepared
 
 
-def png(seed: int, size: tuple[int, int] = (640, 480)) -> bytes:
+def png(seed: int, size: tuple[int, int] = (640, 480), kind: str = "PNG") -> bytes:
     """A distinct plain image (the bytes decide which prepared detections it gets)."""
     buffer = io.BytesIO()
-    Image.new("RGB", size, (20 + seed * 40 % 200, 90, 60)).save(buffer, "PNG")
+    Image.new("RGB", size, (20 + seed * 40 % 200, 90, 60)).save(buffer, kind)
     return buffer.getvalue()
 
 
@@ -323,15 +323,10 @@ def test_a_hand_from_photos_with_a_correction(db_url, repo, recognizer):
     photo_loro = recognizer.prepare(png(2), detections(SPADE + BASTONI, doubtful={"5B": "6C"}))
 
     at = start_match(new_app())
-    key = hand_key(at)
-    at.segmented_control(key=f"{key}:mode").set_value("photos").run()
-    at.file_uploader(key=f"{key}:upload:Noi:0").set_value(("noi.png", photo_noi, "image/png"))
-    at.run()
-    check_no_exception(at)
+    key = open_photo_entry(at)
+    upload(at, key, "Noi", ("noi.png", photo_noi, "image/png"))
     assert "noi.png: trovate 19 carte." in [s.value for s in at.success]
-    at.file_uploader(key=f"{key}:upload:Loro:0").set_value(("loro.png", photo_loro, "image/png"))
-    at.run()
-    check_no_exception(at)
+    upload(at, key, "Loro", ("loro.png", photo_loro, "image/png"))
     assert len(at.image) == 2  # both photos shown back, annotated
 
     assert at.warning[0].value == "Manca una carta."
@@ -346,6 +341,7 @@ def test_a_hand_from_photos_with_a_correction(db_url, repo, recognizer):
     assert at.tabs[0].label == "Noi · 21"
     at.button(key=f"{key}:save").click().run()
     check_no_exception(at)
+    assert len(at.image) == 2  # the history shows the hand's photos
 
     hand = repo.list_matches()[0].hands[0]
     assert len(hand.sides["Noi"]["cards"]) == 21 and "1S" in hand.sides["Noi"]["cards"]
@@ -360,21 +356,93 @@ def test_a_hand_from_photos_with_a_correction(db_url, repo, recognizer):
     assert hand.entry["mode"] == "photos"
 
 
+def open_photo_entry(at: AppTest) -> str:
+    key = hand_key(at)
+    at.segmented_control(key=f"{key}:mode").set_value("photos").run()
+    return key
+
+
+def upload(at: AppTest, key: str, side: str, *files: tuple[str, bytes, str]) -> None:
+    # The uploader is renewed (a new key) after each batch, so that it shows empty again.
+    uploader = next(f for f in at.file_uploader if f.key.startswith(f"{key}:upload:{side}:"))
+    uploader.set_value(list(files)).run()
+    check_no_exception(at)
+
+
+def test_an_uncertain_card_is_confirmed_with_one_tap(db_url, recognizer):
+    # The 5 of bastoni might be the 10 of coppe, which no photo shows: a real doubt.
+    noi = recognizer.prepare(png(4), detections(DENARI + COPPE[:-1]))
+    loro = recognizer.prepare(png(5), detections(SPADE + BASTONI, doubtful={"5B": "10C"}))
+    at = start_match(new_app())
+    key = open_photo_entry(at)
+    upload(at, key, "Noi", ("noi.jpg", noi, "image/png"))
+    upload(at, key, "Loro", ("loro.jpg", loro, "image/png"))
+    assert any("5 di bastoni (Loro) è incerta" in w.value for w in at.warning)
+    at.button(key=f"{key}:confirm:Loro:5B").click().run()
+    check_no_exception(at)
+    assert not any("incerta" in w.value for w in at.warning)
+    at.button(key=f"{key}:add:10C:Noi").click().run()
+    assert not at.button(key=f"{key}:save").disabled
+
+
+def test_complement_mode_gives_the_rest_of_the_deck_to_the_side_not_photographed(
+    db_url, repo, recognizer
+):
+    noi = recognizer.prepare(png(6), detections(DENARI + COPPE))
+    at = start_match(new_app())
+    key = open_photo_entry(at)
+    upload(at, key, "Noi", ("noi.jpg", noi, "image/png"))
+    at.toggle(key=f"{key}:complement:on").set_value(True).run()
+    at.selectbox(key=f"{key}:complement:side").set_value("Loro").run()
+    at.number_input(key=f"{key}:complement:n").set_value(19).run()
+    assert any("Loro dovrebbe avere 19 carte, ma ne restano 20" in w.value for w in at.warning)
+    assert at.button(key=f"{key}:save").disabled
+    at.number_input(key=f"{key}:complement:n").set_value(20).run()
+    assert at.tabs[1].label == "Loro · 20"
+    at.button(key=f"{key}:save").click().run()
+    check_no_exception(at)
+    hand = repo.list_matches()[0].hands[0]
+    assert hand.sides["Loro"]["cards"] == sorted(SPADE + BASTONI)
+    assert hand.entry["complement"] == ["Loro", 20]
+
+
+def heic(seed: int) -> bytes:
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+    buffer = io.BytesIO()
+    Image.new("RGB", (320, 240), (seed * 30 % 255, 40, 90)).save(buffer, "HEIF")
+    return buffer.getvalue()
+
+
+def test_photos_from_the_camera_and_from_an_iphone(db_url, repo, recognizer):
+    shot = recognizer.prepare(png(7, kind="JPEG"), detections(DENARI))
+    iphone = recognizer.prepare(heic(8), detections(COPPE, size=(320, 240)))
+    at = start_match(new_app())
+    key = open_photo_entry(at)
+    at.toggle(key=f"{key}:camera_on:Noi").set_value(True).run()
+    at.camera_input(key=f"{key}:camera:Noi:0").upload("camera.jpg", shot).run()
+    check_no_exception(at)
+    upload(at, key, "Noi", ("IMG_0001.HEIC", iphone, "image/heic"))
+    draft = repo.draft(repo.list_matches()[0].id)
+    assert [len(p.detections) for p in draft.photos] == [10, 10]
+    assert draft.photos[1].filename == "IMG_0001.HEIC"
+    assert at.tabs[0].label == "Noi · 20"
+
+
 def test_bad_photos_give_a_message_and_leave_the_match_unchanged(db_url, repo, recognizer):
     empty_table = recognizer.prepare(png(3), detections([]))
     at = start_match(new_app())
-    key = hand_key(at)
-    at.segmented_control(key=f"{key}:mode").set_value("photos").run()
+    key = open_photo_entry(at)
     huge = b"\xff\xd8" + bytes(31 * 2**20)
-    at.file_uploader(key=f"{key}:upload:Noi:0").set_value(
-        [
-            ("appunti.jpg", b"not a photo at all", "image/jpeg"),
-            ("enorme.jpg", huge, "image/jpeg"),
-            ("tavolo.png", empty_table, "image/png"),
-        ]
+    upload(
+        at,
+        key,
+        "Noi",
+        ("appunti.jpg", b"not a photo at all", "image/jpeg"),
+        ("enorme.jpg", huge, "image/jpeg"),
+        ("tavolo.png", empty_table, "image/png"),
     )
-    at.run()
-    check_no_exception(at)
     errors = [e.value for e in at.error]
     assert any(e.startswith("appunti.jpg: non è un'immagine") for e in errors)
     assert any(e.startswith("enorme.jpg: il file è troppo grande") for e in errors)
