@@ -287,7 +287,7 @@ def _make_engine(url: str, *, echo: bool) -> Engine:
     path = url.split("///", 1)[1] if "///" in url else ""
     if path and path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, echo=echo, connect_args={"timeout": 30})
+    engine = create_engine(url, echo=echo)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
