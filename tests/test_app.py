@@ -529,6 +529,35 @@ def test_a_new_match_leaves_the_old_one_resumable(db_url, repo):
     assert "match" not in at.query_params
 
 
+def _table_page() -> None:
+    """A page of another app that records hands its own way (as a tournament table does)."""
+    import streamlit as st
+
+    from scopa.i18n import Translator
+    from scopa.ui.draft import MemoryDraftStore
+    from scopa.ui.hand_entry import render_hand_entry
+    from scoring import Rules
+
+    store = st.session_state.setdefault("store", MemoryDraftStore(["Rossi", "Bianchi"]))
+    saved = render_hand_entry(store, Rules.from_preset("assi"), Translator("en"), key="table-7")
+    if saved is not None:
+        st.session_state["saved"] = saved.sides_json()
+
+
+def test_the_hand_entry_serves_other_pages_with_their_own_store():
+    at = AppTest.from_function(_table_page).run()
+    check_no_exception(at)
+    assert not at.segmented_control  # no recognizer given: the card grid only
+    pick_cards(at, "table-7", "Rossi", DENARI[:3] + COPPE)
+    at.button(key="table-7:rest:Bianchi").click().run()
+    assert at.table[0].value.loc["Napola", "Rossi"] == "ace–3 (+3)"
+    at.button(key="table-7:save").click().run()
+    check_no_exception(at)
+    saved = at.session_state["saved"]
+    assert saved["Rossi"] == {"cards": sorted(DENARI[:3] + COPPE), "scope": 0}
+    assert len(saved["Bianchi"]["cards"]) == 27
+
+
 # -- the match as data -----------------------------------------------------------------------
 
 

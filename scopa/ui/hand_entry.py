@@ -210,7 +210,7 @@ class _Entry:
             self._take_photos(side, new_files)
             st.session_state[nonce_key] = nonce + 1  # a fresh, empty uploader
             st.rerun()
-        for level, text in st.session_state.get(self.k("messages", side), []):
+        for level, text in st.session_state.pop(self.k("messages", side), []):
             (st.error if level == "error" else st.success)(text)
 
         for photo in photos:

@@ -6,6 +6,7 @@ State that must survive a reload lives in the database and in the URL (`?match=7
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from scopa.i18n import DEFAULT_LANGUAGE, LANGUAGES, Translator
 from scopa.storage import MatchRepository, StoredHand, StoredMatch, resolve_db_url
 from scopa.ui.draft import MANUAL, PHOTOS, RepositoryDraftStore
 from scopa.ui.export import match_csv, replay, rules_of
-from scopa.ui.hand_entry import render_hand_entry
+from scopa.ui.hand_entry import HandSubmission, render_hand_entry
 from scopa.ui.match_view import (
     render_chart,
     render_history,
@@ -234,16 +235,26 @@ def _next_hand(repo: MatchRepository, stored: StoredMatch, match: Match, t: Tran
     except ScopaError as exc:
         st.error(t("check.invalid", detail=str(exc)))
         return
-    repo.commit_hand(
-        draft.id,
-        submission.sides_json(),
-        submission.result.to_dict(),
-        outcome=(after.status, after.winner),
-    )
+    if not _commit(repo, draft.id, submission, after):
+        st.rerun()  # saved already (a double tap, or another tab): show the match as it is
     _flash(t("hand.saved", number=number))
     if after.status == WON:
         st.session_state[CELEBRATE] = True
     st.rerun()
+
+
+def _commit(repo: MatchRepository, draft_id: int, submission: HandSubmission, after: Match) -> bool:
+    """Store a saved hand with the match outcome after it; False if the draft is gone."""
+    try:
+        repo.commit_hand(
+            draft_id,
+            submission.sides_json(),
+            submission.result.to_dict(),
+            outcome=(after.status, after.winner),
+        )
+    except ScopaError:
+        return False
+    return True
 
 
 def _start_edit(hand: StoredHand) -> None:
@@ -251,8 +262,9 @@ def _start_edit(hand: StoredHand) -> None:
 
 
 def _cancel_edit(repo: MatchRepository, draft_id: int) -> None:
-    repo.discard_draft(draft_id)
     st.session_state.pop(EDITING, None)
+    with contextlib.suppress(ScopaError):  # already saved or discarded from another tab
+        repo.discard_draft(draft_id)
 
 
 def _edit_hand(repo: MatchRepository, stored: StoredMatch, hand_id: int, t: Translator) -> None:
@@ -292,18 +304,17 @@ def _edit_hand(repo: MatchRepository, stored: StoredMatch, hand_id: int, t: Tran
     except ScopaError:
         st.error(t("edit.impossible", number=index + 1))
         return
-    repo.commit_hand(
-        draft.id,
-        submission.sides_json(),
-        submission.result.to_dict(),
-        outcome=(after.status, after.winner),
-    )
+    if _commit(repo, draft.id, submission, after):
+        _flash(t("edit.saved", number=index + 1))
     st.session_state.pop(EDITING, None)
-    _flash(t("edit.saved", number=index + 1))
     st.rerun()
 
 
-def _undo(repo: MatchRepository, stored: StoredMatch, t: Translator) -> None:
+def _undo(repo: MatchRepository, match_id: int, t: Translator) -> None:
+    # Read the match again: another tab, or a double tap, may have undone a hand already.
+    stored = repo.get_match(match_id)
+    if not stored.hands:
+        return
     after = replay(stored)
     after.undo_last()
     repo.undo_last_hand(stored.id, outcome=(after.status, after.winner))
@@ -317,7 +328,7 @@ def _actions(repo: MatchRepository, stored: StoredMatch, match: Match, t: Transl
         t("actions.undo"),
         key="undo",
         on_click=_undo,
-        args=(repo, stored, t),
+        args=(repo, stored.id, t),
         disabled=not stored.hands,
         icon=":material/undo:",
         width="stretch",
