@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from datetime import UTC
 from pathlib import Path
 
 import streamlit as st
@@ -106,7 +107,7 @@ def _language_changed() -> None:
 
 
 def _header(t: Translator) -> None:
-    st.segmented_control(
+    st.container(horizontal=True, horizontal_alignment="right").segmented_control(
         t("app.language"),
         list(LANGUAGES),
         format_func=lambda lang: lang.upper(),
@@ -156,7 +157,10 @@ def _start(repo: MatchRepository, t: Translator) -> None:
                     "resume.summary",
                     scores=scores,
                     hands=len(latest.hands),
-                    date=latest.updated_at.strftime("%d/%m/%Y %H:%M"),
+                    # Stored in UTC; shown in the server's time zone, the table's own.
+                    date=latest.updated_at.replace(tzinfo=UTC)
+                    .astimezone()
+                    .strftime("%d/%m/%Y %H:%M"),
                 )
             )
             st.button(
