@@ -52,7 +52,11 @@ MISSING_ADVICE = ("reconcile.missing_card", "reconcile.missing_cards")
 
 @dataclass(frozen=True)
 class HandSubmission:
-    """A complete hand the players saved: its input, its score, and how it was entered."""
+    """A complete hand the players saved: its input, its score, and how it was entered.
+
+    `draft` keeps the photos and manual corrections, `evaluation` whether the score was
+    determinate: what an audit trail records beside the score.
+    """
 
     sides: dict[str, SideInput]
     result: HandResult
@@ -98,7 +102,7 @@ def render_hand_entry(
     if recognizer is None and draft.mode != MANUAL:
         draft = replace(draft, mode=MANUAL)
         store.save_entry(draft)
-    entry = _Entry(store, rules, t, key, recognizer)
+    entry = _Entry(store, t, key, recognizer)
     entry.mode_switch(draft)
     evaluation = evaluate(draft, rules)
 
@@ -148,15 +152,9 @@ class _Entry:
     """The widgets of one hand entry; callbacks write to the store before the page reruns."""
 
     def __init__(
-        self,
-        store: HandDraftStore,
-        rules: Rules,
-        t: Translator,
-        key: str,
-        recognizer: RecognizerLoader | None,
+        self, store: HandDraftStore, t: Translator, key: str, recognizer: RecognizerLoader | None
     ) -> None:
         self.store = store
-        self.rules = rules
         self.t = t
         self.key = key
         self.recognizer = recognizer
@@ -242,7 +240,11 @@ class _Entry:
         labels, colors = self._marks(photo, evaluation)
         try:
             image = _annotated(photo.sha256, tuple(labels), tuple(colors), self.store, photo)
-            st.image(image, caption=t.n("photo.caption", len(labels), name=photo.filename))
+            st.image(
+                image,
+                caption=t.n("photo.caption", len(labels), name=photo.filename),
+                output_format="JPEG",  # a photo: far lighter than PNG on a phone connection
+            )
         except Exception:
             log.exception("cannot draw photo %s", photo.filename)
             st.warning(t("photo.cannot_show", name=photo.filename))

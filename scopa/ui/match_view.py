@@ -118,6 +118,7 @@ def render_history(
                         [_thumbnail(p.sha256, repository, p.id) for p in photos],
                         caption=[p.filename for p in photos],
                         width=160,
+                        output_format="JPEG",
                     )
             if on_edit is not None:
                 st.button(
