@@ -198,8 +198,11 @@ def browser() -> Iterator[object]:
 
 
 def _open(browser, url: str, wait_for: str):
-    """A phone-sized page at `url`, once the text `wait_for` shows and the script run is over."""
+    """A phone-sized page at `url`, once the text `wait_for` shows and the script run is over,
+    with the list that collects the page's JavaScript errors."""
     page = browser.new_page(viewport={"width": 430, "height": 932}, device_scale_factor=2)
+    script_errors: list[object] = []  # uncaught exceptions in the page's JavaScript
+    page.on("pageerror", lambda error: script_errors.append(error))
     page.goto(url)
     page.get_by_text(wait_for, exact=True).first.wait_for(timeout=120_000)
     # The status widget shows while the script runs; charts and images draw just after.
@@ -207,7 +210,7 @@ def _open(browser, url: str, wait_for: str):
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000
     )
     page.wait_for_timeout(1500)
-    return page
+    return page, script_errors
 
 
 def _screenshot_whole(page, name: str) -> Path:
@@ -221,18 +224,19 @@ def _screenshot_whole(page, name: str) -> Path:
     return path
 
 
-def _assert_rendered_without_errors(page) -> None:
+def _assert_rendered_without_errors(page, script_errors: list[object]) -> None:
     text = page.inner_text("body")
     assert "Scopa · segnapunti" in text
     assert page.title() == "Scopa"
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "Traceback" not in text and "Error" not in text
+    assert not script_errors, script_errors
 
 
 def test_the_match_page_renders_in_chromium(server, browser):
     base, match_id = server
-    page = _open(browser, f"{base}/?match={match_id}", wait_for="Nuova partita")
-    _assert_rendered_without_errors(page)
+    page, script_errors = _open(browser, f"{base}/?match={match_id}", wait_for="Nuova partita")
+    _assert_rendered_without_errors(page, script_errors)
     text = page.inner_text("body")
     assert "Mano 4" in text and "Andamento della partita" in text
     assert page.locator('[data-testid="stVegaLiteChart"]').count() == 1
@@ -247,8 +251,8 @@ def test_the_match_page_renders_in_chromium(server, browser):
 
 def test_a_new_visit_offers_to_resume_the_match(server, browser):
     base, _ = server
-    page = _open(browser, base, wait_for="Riprendi la partita")
-    _assert_rendered_without_errors(page)
+    page, script_errors = _open(browser, base, wait_for="Riprendi la partita")
+    _assert_rendered_without_errors(page, script_errors)
     assert "Partita in corso" in page.inner_text("body")
     _screenshot_whole(page, "app-start.png")
     page.close()
