@@ -218,3 +218,33 @@ def iter_scenes(
         _init_worker(config)
     for index in indices:
         yield scene_for(split, index, size, **kwargs)
+
+
+def hand_scenes(
+    config: GeneratorConfig, index: int, layout: str, size=(1024, 768), n_sides: int = 2
+):
+    """A whole hand: the 40 cards of one deck split between `n_sides` piles, one photo each.
+
+    Returns a list of (codes, scene) per side. Used by the hand benchmark, never for training.
+    """
+    if _config != config:
+        _init_worker(config)
+    rng = _rng("val", index, stream=3)
+    deck = _pick_deck(rng)
+    while len(deck) < 40:  # a real deck with a photo whose corners were not found: use a full one
+        deck = _pick_deck(rng)
+    order = rng.permutation(len(deck))
+    cuts = (
+        np.sort(rng.choice(np.arange(12, 29), size=n_sides - 1, replace=False))
+        if n_sides == 2
+        else np.sort(rng.choice(np.arange(6, 35), size=n_sides - 1, replace=False))
+    )
+    piles = np.split(order, cuts)
+    hand = []
+    for pile in piles:
+        faces = [deck[i] for i in pile]
+        scene = render_scene(
+            rng, _assets, faces, layout, size=size if rng.random() < 0.5 else (size[1], size[0])
+        )
+        hand.append(([f.code for f in faces], scene))
+    return hand

@@ -111,6 +111,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=evaluate)
 
+    p = subparsers.add_parser(
+        "bench",
+        help="time recognition on a 12-megapixel pile photo, and score generated two-side hands",
+        description="speed: model loading and median time for one 12 MP photo of 20 cards. "
+        "hands: generated hands (40 cards in two piles, one photo each) through recognition and reconciliation.",
+    )
+    p.add_argument("what", choices=["speed", "hands"])
+    p.add_argument("--hands", type=int, default=10, help="hands per layout (hands benchmark)")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--seed", type=int, default=2000)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=bench)
+
+
+def _progress(desc: str, total: int | None = None):
+    """A progress-bar wrapper for long loops, on stderr so that --json output stays clean."""
+    from tqdm import tqdm
+
+    return lambda items: tqdm(items, total=total, desc=desc, file=sys.stderr)
+
 
 def make_dataset(args: argparse.Namespace) -> int:
     from scopa_datasets.build import (
@@ -212,8 +232,6 @@ def _print_table(result) -> None:
 
 
 def evaluate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from vision import evaluate as ev
 
     recognizer = _recognizer(args.deck)
@@ -224,7 +242,7 @@ def evaluate(args: argparse.Namespace) -> int:
         single = ev.evaluate_single_cards(
             recognizer,
             folder,
-            progress=lambda it: tqdm(list(it), desc=f"photos in {folder.name}", file=sys.stderr),
+            progress=_progress(f"photos in {folder.name}"),
         )
         report[str(folder)] = single.to_dict()
     if args.scenes:
@@ -235,10 +253,12 @@ def evaluate(args: argparse.Namespace) -> int:
         scene_report = ev.SceneReport()
         for layout in LAYOUTS:
             scenes = iter_scenes(config, "val", range(args.scenes), layout=layout)
-            bar = lambda it, layout=layout: tqdm(
-                it, total=args.scenes, desc=f"{layout} piles", file=sys.stderr
-            )  # noqa: E731
-            ev.evaluate_scenes(recognizer, scenes, progress=bar, report=scene_report)
+            ev.evaluate_scenes(
+                recognizer,
+                scenes,
+                progress=_progress(f"{layout} piles", args.scenes),
+                report=scene_report,
+            )
         report["generated"] = scene_report.to_dict()
     if args.json:
         print(json.dumps(report, indent=2))
@@ -266,3 +286,36 @@ def _print_eval(report: dict) -> None:
             print(f"  {deck:<20} {s['correct']}/{s['photos']}")
         for c in part["confusions"]:
             print(f"    {c['deck']}: {c['truth']} read as {c['read']} ({c['confidence']:.0%})")
+
+
+def bench(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from scopa_datasets.build import GeneratorConfig, hand_scenes, iter_scenes
+    from scopa_datasets.scenes import LAYOUTS
+    from scoring import Rules
+    from vision import benchmark
+    from vision.pipeline import CardRecognizer
+
+    config = GeneratorConfig(shared=DEFAULT_SHARED, seed=args.seed)
+    if args.what == "speed":
+        scene = next(iter_scenes(config, "val", [0], size=(4032, 3024), layout="grid", n_cards=20))
+        with tempfile.TemporaryDirectory() as tmp:
+            report = benchmark.speed(
+                CardRecognizer, scene.image, repeats=args.repeats, workdir=Path(tmp)
+            )
+    else:
+        recognizer = _recognizer("napoletane")
+        jobs = [(layout, i) for layout in LAYOUTS for i in range(args.hands)]
+        hands_iter = (
+            (layout, [(codes, s.image) for codes, s in hand_scenes(config, i, layout)])
+            for layout, i in jobs
+        )
+        report = benchmark.hands(
+            recognizer,
+            hands_iter,
+            Rules.from_preset("classica"),
+            progress=_progress("hands", len(jobs)),
+        )
+    print(json.dumps(report, indent=2))
+    return 0

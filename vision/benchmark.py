@@ -1,0 +1,99 @@
+"""Speed and whole-hand benchmarks (run by `scopa bench`; figures go in the model card)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+def speed(
+    make_recognizer: Callable, photo: np.ndarray, repeats: int = 5, workdir: Path | None = None
+) -> dict:
+    """Model loading time, and median time to decode + recognise one photo saved as a JPEG."""
+    started = time.perf_counter()
+    recognizer = make_recognizer()
+    load_seconds = time.perf_counter() - started
+    workdir = workdir or Path(".")
+    path = workdir / "bench-photo.jpg"
+    cv2.imwrite(str(path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    recognizer.recognize(path)  # warm-up: first call initialises kernels
+    times, found = [], 0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = recognizer.recognize(path)
+        times.append(time.perf_counter() - started)
+        found = len(result.cards)
+    path.unlink()
+    return {
+        "photo": f"{photo.shape[1]}x{photo.shape[0]}",
+        "cards_found": found,
+        "load_seconds": round(load_seconds, 2),
+        "median_seconds": round(statistics.median(times), 3),
+        "times": [round(t, 3) for t in times],
+    }
+
+
+def hands(
+    recognizer,
+    hands_iter: Iterable[tuple[str, list[tuple[list[str], np.ndarray]]]],
+    rules,
+    progress: Callable[[Iterable], Iterable] = iter,
+) -> dict:
+    """Two-side hands from generated photos: are the card sets, and the determinate scores, right?"""
+    from scoring import SideInput, score_hand
+    from vision.reconcile import reconcile
+
+    stats: dict[str, Counter] = {}
+    times = []
+    for layout, hand in progress(hands_iter):
+        s = stats.setdefault(layout, Counter())
+        started = time.perf_counter()
+        sides = {f"S{i + 1}": [recognizer.recognize(image)] for i, (_, image) in enumerate(hand)}
+        recon = reconcile(sides, rules)
+        times.append(time.perf_counter() - started)
+        truth = {f"S{i + 1}": set(codes) for i, (codes, _) in enumerate(hand)}
+        got = {name: {c.code for c in cards} for name, cards in recon.sides.items()}
+        s["hands"] += 1
+        s["cards"] += 40
+        s["exact_hands"] += all(got.get(k, set()) == v for k, v in truth.items())
+        s["right_side"] += sum(len(got.get(k, set()) & v) for k, v in truth.items())
+        s["determinate"] += bool(recon.determinate)
+        if recon.determinate:
+            true_score = score_hand(
+                {k: SideInput(frozenset(_cards(v)), 0) for k, v in truth.items()}, rules
+            )
+            scored = getattr(
+                recon.score, "result", recon.score
+            )  # a provisional result wraps the hand
+            s["determinate_wrong"] += any(
+                scored.sides[k].points != true_score.sides[k].points for k in true_score.sides
+            )
+    out = {}
+    for layout, s in sorted(stats.items()):
+        out[layout] = {
+            "hands": s["hands"],
+            "exact_hands": round(s["exact_hands"] / s["hands"], 4),
+            "cards_on_right_side": round(s["right_side"] / s["cards"], 4),
+            "determinate": s["determinate"],
+            "determinate_but_wrong": s["determinate_wrong"],
+        }
+    total_cards = sum(s["cards"] for s in stats.values())
+    return {
+        "layouts": out,
+        "all_cards_on_right_side": round(
+            sum(s["right_side"] for s in stats.values()) / max(total_cards, 1), 4
+        ),
+        "median_seconds_per_hand": round(statistics.median(times), 3) if times else None,
+    }
+
+
+def _cards(codes):
+    from scoring import parse_card
+
+    return [parse_card(c) for c in codes]
