@@ -36,6 +36,7 @@ DECK_WEIGHTS = {
     "real": 2,
 }
 LAYOUT_WEIGHTS = {"grid": 0.3, "rows": 0.3, "cascade": 0.2, "scatter": 0.2}
+FEW_CARDS = 0.2  # share of detector scenes with 1-6 cards
 MIN_VISIBLE = 0.3  # label a card only if at least this fraction of it shows (amodal box)
 
 
@@ -98,7 +99,8 @@ def scene_for(
     deck = _pick_deck(rng)
     if layout is None:
         layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
-    n = n_cards or int(rng.integers(10, 31))
+    # Mostly whole piles (10-30 cards), sometimes a few big cards, as in a close-up photo.
+    n = n_cards or (int(rng.integers(1, 7)) if rng.random() < FEW_CARDS else int(rng.integers(10, 31)))
     chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
     if rng.random() < 0.5:  # portrait photos as often as landscape ones
         size = (size[1], size[0])

@@ -1,0 +1,76 @@
+"""The committed models: they load offline and read real and generated photos correctly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scopa.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+REAL = SHARED / "real" / "dev"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (ROOT / "models" / "detector.pt").is_file() or not (ROOT / "models" / "identifier.pt").is_file(),
+        reason="models/ has no trained weights",
+    ),
+]
+needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/real/dev not present")
+
+# One photo of each physical deck, of cards that differ only by their number of pips.
+REAL_PHOTOS = ["mazzoDavide/7D.jpg", "mazzoDalNegro/4C.jpg", "mazzoDavide2/6B.jpg", "mazzoDavide3/5S.jpg"]
+
+
+@pytest.fixture(scope="module")
+def recognizer():
+    from vision import get_recognizer
+
+    return get_recognizer()
+
+
+@needs_real
+@pytest.mark.parametrize("photo", REAL_PHOTOS)
+def test_real_photo_is_read(recognizer, photo):
+    result = recognizer.recognize(REAL / photo)
+    assert result.width == 768 and result.height == 1024
+    best = max(result.cards, key=lambda c: c.box_confidence)
+    assert best.card == Path(photo).stem
+    assert best.probs.shape == (40,) and best.probs.sum() == pytest.approx(1, abs=1e-4)
+    # The card's outline lies inside the photo and covers a good part of it.
+    xs, ys = best.quad[:, 0], best.quad[:, 1]
+    assert xs.min() > -20 and xs.max() < 790 and ys.min() > -20 and ys.max() < 1044
+    assert (xs.max() - xs.min()) * (ys.max() - ys.min()) > 0.15 * 768 * 1024
+
+
+@pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
+def test_generated_grid_pile_is_read(recognizer):
+    from scopa_datasets.build import GeneratorConfig, iter_scenes
+
+    config = GeneratorConfig(shared=SHARED, seed=4242)
+    scene = next(iter_scenes(config, "val", [0], size=(1600, 1200), layout="grid", n_cards=12))
+    result = recognizer.recognize(scene.image)
+    truth = sorted(c.code for c in scene.cards)
+    assert abs(len(result.cards) - 12) <= 1
+    read = sorted(c.card for c in result.cards)
+    assert len(set(read) & set(truth)) >= 11
+
+
+@needs_real
+def test_detect_command_reads_good_photos_and_names_bad_ones(tmp_path, capsys):
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    good = REAL / REAL_PHOTOS[0]
+    status = main(["detect", str(bad), str(good), "--json", "--annotate", str(tmp_path / "out")])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert "broken.jpg" in captured.err and "Traceback" not in captured.err
+    images = json.loads(captured.out)["images"]
+    assert images[0]["path"] == str(bad) and "error" in images[0]
+    assert images[1]["path"] == str(good) and images[1]["cards"][0]["card"] == "7D"
+    assert len(images[1]["cards"][0]["quad"]) == 4
+    assert (tmp_path / "out" / "7D.jpg").is_file()
