@@ -435,7 +435,9 @@ class _Entry:
             self._uncertain(draft, doubt)
         if evaluation.extra:
             st.info(t.n("check.extra", evaluation.extra))
-        if evaluation.missing:
+        if not any(evaluation.cards.values()) and not evaluation.error:
+            st.info(t(f"check.empty.{draft.mode}"))  # nothing entered yet: no alarms
+        elif evaluation.missing:
             self._missing(draft, evaluation)
         elif not evaluation.conflicts and evaluation.complement_count is None:
             st.success(t("check.complete"))

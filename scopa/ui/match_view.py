@@ -41,7 +41,7 @@ def render_scoreboard(match: Match, t: Translator) -> None:
             delta_color="off" if not last.get(side) else "normal",
             border=True,
         )
-    st.caption(t("score.progress", hands=len(match.hands), target=match.rules.target))
+    st.caption(t.n("score.progress", len(match.hands), target=match.rules.target))
 
 
 def render_outcome(match: Match, t: Translator) -> None:
