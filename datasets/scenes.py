@@ -136,6 +136,8 @@ def _scatter(rng, n, box):
     """Loose scatter at any angle; a card may cover part of another."""
     x0, y0, w, h = box
     cw = np.sqrt(w * h / n * CARD_ASPECT) * rng.uniform(0.55, 0.75)
+    # A turned card needs a circle of its diagonal: keep that circle inside the box.
+    cw = min(cw, min(w, h) / np.hypot(1, 1 / CARD_ASPECT) * 0.98)
     ch = cw / CARD_ASPECT
     r = np.hypot(cw, ch) / 2
     quads, centers = [], []

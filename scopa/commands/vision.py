@@ -284,6 +284,11 @@ def _print_eval(report: dict) -> None:
         print(f"{name}: {part['correct']}/{part['photos']} = {part['accuracy']:.2%}")
         for deck, s in part["per_deck"].items():
             print(f"  {deck:<20} {s['correct']}/{s['photos']}")
+        imperfect = {k: v for k, v in part["per_card"].items() if v["correct"] < v["photos"]}
+        print(
+            f"  per card: {len(part['per_card']) - len(imperfect)} of {len(part['per_card'])} always right"
+            + "".join(f", {k} {v['correct']}/{v['photos']}" for k, v in imperfect.items())
+        )
         for c in part["confusions"]:
             print(f"    {c['deck']}: {c['truth']} read as {c['read']} ({c['confidence']:.0%})")
 

@@ -99,3 +99,24 @@ def test_identifier_crop_is_a_square_of_the_requested_size(generator):
     crop = render_card_crop(rng, build._assets, build._assets.faces[0], 96)
     assert crop.shape == (96, 96, 3)
     assert cv2.Laplacian(crop, cv2.CV_64F).var() > 1  # not a blank image
+
+
+@needs_shared
+def test_make_dataset_command_writes_ultralytics_layout(tmp_path):
+    from scopa.cli import main
+
+    out = tmp_path / "data"
+    args = ["make-dataset", "--out", str(out), "--shared", str(SHARED), "--workers", "1"]
+    sizes = ["--scenes", "2", "--val-scenes", "1", "--crops", "3", "--val-crops", "1"]
+    assert main(args + sizes) == 0
+    images = sorted((out / "detect" / "images" / "train").glob("*.jpg"))
+    labels = sorted((out / "detect" / "labels" / "train").glob("*.txt"))
+    assert [p.stem for p in images] == [p.stem for p in labels] and len(images) == 2
+    assert "names:\n  0: card" in (out / "detect" / "data.yaml").read_text()
+    crops = list((out / "identify" / "train").glob("*/*.jpg"))
+    assert len(crops) == 3 and all(
+        p.parent.name in {c.name for c in (out / "identify" / "train").iterdir()} for p in crops
+    )
+    assert (
+        len(list((out / "identify" / "train").iterdir())) == 40
+    )  # a folder per card, even if empty

@@ -16,14 +16,20 @@ REAL = SHARED / "real" / "dev"
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        not (ROOT / "models" / "detector.pt").is_file() or not (ROOT / "models" / "identifier.pt").is_file(),
+        not (ROOT / "models" / "detector.pt").is_file()
+        or not (ROOT / "models" / "identifier.pt").is_file(),
         reason="models/ has no trained weights",
     ),
 ]
 needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/real/dev not present")
 
 # One photo of each physical deck, of cards that differ only by their number of pips.
-REAL_PHOTOS = ["mazzoDavide/7D.jpg", "mazzoDalNegro/4C.jpg", "mazzoDavide2/6B.jpg", "mazzoDavide3/5S.jpg"]
+REAL_PHOTOS = [
+    "mazzoDavide/7D.jpg",
+    "mazzoDalNegro/4C.jpg",
+    "mazzoDavide2/6B.jpg",
+    "mazzoDavide3/5S.jpg",
+]
 
 
 @pytest.fixture(scope="module")
