@@ -452,6 +452,18 @@ def test_bad_photos_give_a_message_and_leave_the_match_unchanged(db_url, repo, r
     assert repo.draft(match.id).photos == () and match.hands == ()
 
 
+def test_photos_without_the_models_point_to_the_card_grid(db_url, repo, tmp_path, monkeypatch):
+    import vision.pipeline
+
+    monkeypatch.setattr(vision.pipeline, "MODELS_DIR", tmp_path / "no-models")
+    vision.pipeline.get_recognizer.cache_clear()  # a recognizer an earlier test may have made
+    at = start_match(new_app())
+    key = open_photo_entry(at)
+    upload(at, key, "Noi", ("noi.png", png(9), "image/png"))
+    assert at.error[0].value.startswith("Il riconoscimento delle carte non è disponibile")
+    assert repo.draft(repo.list_matches()[0].id).photos == ()
+
+
 def test_undo_removes_the_last_hand(db_url, repo):
     match_id = seed_match(repo, Rules.from_preset("classica"), [split(DENARI), split(COPPE)])
     at = new_app(match=str(match_id))
