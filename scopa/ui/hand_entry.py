@@ -30,6 +30,7 @@ from scopa.ui.draft import (
 )
 from scopa.ui.photos import (
     GREY,
+    MAX_PHOTO_BYTES,
     PHOTO_TYPES,
     STATUS_COLORS,
     PhotoRejected,
@@ -47,6 +48,7 @@ RecognizerLoader = Callable[[], "CardRecognizer"]
 # More cards than this deciding the score are listed in one line, not one row of buttons each.
 DECIDING_ROWS = 4
 DECIDING_LISTED = 10
+ALTERNATIVES_SHOWN = 2
 MISSING_ADVICE = ("reconcile.missing_card", "reconcile.missing_cards")
 
 
@@ -196,6 +198,7 @@ class _Entry:
             t("photo.upload", side=side),
             type=list(PHOTO_TYPES),
             accept_multiple_files=True,
+            max_upload_size=MAX_PHOTO_BYTES // 2**20,  # the browser refuses bigger files at once
             key=self.k("upload", side, nonce),
         )
         shot = None
@@ -543,8 +546,9 @@ class _Entry:
         t = self.t
         card, side = doubt.card, doubt.side
         text = t("check.uncertain", card=t.card(card), side=side)
-        if doubt.alternatives:
-            text += " " + t("check.alternatives", cards=t.cards(doubt.alternatives))
+        if doubt.alternatives:  # the likeliest few: a long list of guesses helps nobody
+            shown = doubt.alternatives[:ALTERNATIVES_SHOWN]
+            text += " " + t("check.alternatives", cards=t.cards(shown))
         st.warning(text)
         st.button(
             t("fix.confirm", card=t.card(card)),
@@ -552,7 +556,7 @@ class _Entry:
             on_click=self._correct,
             args=("confirm", card, side, None),
         )
-        for alternative in doubt.alternatives[:2]:
+        for alternative in doubt.alternatives[:ALTERNATIVES_SHOWN]:
             st.button(
                 t("fix.replace", card=t.card(alternative)),
                 key=self.k("replace", side, card, alternative),
