@@ -49,6 +49,7 @@ RecognizerLoader = Callable[[], "CardRecognizer"]
 DECIDING_ROWS = 4
 DECIDING_LISTED = 10
 ALTERNATIVES_SHOWN = 2
+DOUBTS_SHOWN = 3
 MISSING_ADVICE = ("reconcile.missing_card", "reconcile.missing_cards")
 
 
@@ -434,8 +435,13 @@ class _Entry:
             st.error(t(evaluation.error[0], **evaluation.error[1]))
         for conflict in evaluation.conflicts:
             self._conflict(conflict)
-        for doubt in evaluation.uncertain:
-            self._uncertain(draft, doubt)
+        doubts = evaluation.uncertain
+        for doubt in doubts[:DOUBTS_SHOWN]:
+            self._uncertain(doubt)
+        if len(doubts) > DOUBTS_SHOWN:  # a bad photo: keep the page short, the rest one tap away
+            with st.expander(t.n("check.more_uncertain", len(doubts) - DOUBTS_SHOWN)):
+                for doubt in doubts[DOUBTS_SHOWN:]:
+                    self._uncertain(doubt)
         if evaluation.extra:
             st.info(t.n("check.extra", evaluation.extra))
         if not any(evaluation.cards.values()) and not evaluation.error:
@@ -468,10 +474,14 @@ class _Entry:
     def _missing(self, draft: HandDraft, evaluation: HandEvaluation) -> None:
         t = self.t
         st.warning(t.n("check.missing", len(evaluation.missing)))
+        # The missing cards that decide something (a doubtful reading may decide things too,
+        # but it is not missing: its row is above).
+        missing = set(evaluation.missing)
         deciding: dict[Card, list[str]] = {}
         for category, cards in evaluation.deciding.items():
             for card in cards:
-                deciding.setdefault(card, []).append(t.category(category))
+                if card in missing:
+                    deciding.setdefault(card, []).append(t.category(category))
         if len(deciding) <= DECIDING_ROWS:
             # Few cards decide the score: one row each, with a button per side.
             for card in sorted(deciding):
@@ -542,22 +552,23 @@ class _Entry:
             if other != side:
                 self.store.add_correction("remove", card, other, None)
 
-    def _uncertain(self, draft: HandDraft, doubt: Uncertain) -> None:
+    def _uncertain(self, doubt: Uncertain) -> None:
         t = self.t
         card, side = doubt.card, doubt.side
+        alternatives = doubt.alternatives[:ALTERNATIVES_SHOWN]  # a long list helps nobody
         text = t("check.uncertain", card=t.card(card), side=side)
-        if doubt.alternatives:  # the likeliest few: a long list of guesses helps nobody
-            shown = doubt.alternatives[:ALTERNATIVES_SHOWN]
-            text += " " + t("check.alternatives", cards=t.cards(shown))
+        if alternatives:
+            text += " " + t("check.alternatives", cards=t.cards(alternatives))
         st.warning(text)
-        st.button(
+        row = st.container(horizontal=True)
+        row.button(
             t("fix.confirm", card=t.card(card)),
             key=self.k("confirm", side, card),
             on_click=self._correct,
             args=("confirm", card, side, None),
         )
-        for alternative in doubt.alternatives[:ALTERNATIVES_SHOWN]:
-            st.button(
+        for alternative in alternatives:
+            row.button(
                 t("fix.replace", card=t.card(alternative)),
                 key=self.k("replace", side, card, alternative),
                 on_click=self._replace,
