@@ -100,7 +100,9 @@ def scene_for(
     if layout is None:
         layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
     # Mostly whole piles (10-30 cards), sometimes a few big cards, as in a close-up photo.
-    n = n_cards or (int(rng.integers(1, 7)) if rng.random() < FEW_CARDS else int(rng.integers(10, 31)))
+    n = n_cards or (
+        int(rng.integers(1, 7)) if rng.random() < FEW_CARDS else int(rng.integers(10, 31))
+    )
     chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
     if rng.random() < 0.5:  # portrait photos as often as landscape ones
         size = (size[1], size[0])
@@ -185,11 +187,35 @@ def make_detection_dataset(
         ("val", i, str(out), size) for i in range(n_val)
     ]
     _run(_write_detect_item, jobs, config, workers, "detector scenes")
+    _write_real_detection_photos(out, config)
     yaml = out / "data.yaml"
     yaml.write_text(
         f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: card\n"
     )
     return yaml
+
+
+def _write_real_detection_photos(out: Path, config: GeneratorConfig) -> int:
+    """Add the real photos whose card corners are known to the detector's training split.
+
+    They bring real paper, light and table cloths that no renderer imitates well, and a card
+    that fills most of the photo, as in a close-up.
+    """
+    count = 0
+    for code, deck, photo, quad in face_lib.iter_real_photos(
+        config.shared, config.exclude_real_decks
+    ):
+        h, w = photo.shape[:2]
+        stem = f"real_{deck}_{code}"
+        cv2.imwrite(
+            str(out / "images" / "train" / f"{stem}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 95]
+        )
+        corners = (quad / np.float32([w, h])).clip(0, 1).ravel()
+        (out / "labels" / "train" / f"{stem}.txt").write_text(
+            "0 " + " ".join(f"{v:.6f}" for v in corners) + "\n"
+        )
+        count += 1
+    return count
 
 
 def make_identification_dataset(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -13,7 +14,7 @@ import numpy as np
 
 from scoring import CARD_CODES
 
-from .decode import ImageError
+from .decode import ImageError, load_working_image
 from .pipeline import CardRecognizer
 from .types import PhotoResult
 
@@ -97,6 +98,26 @@ def evaluate_single_cards(
         report.rows.append(
             (deck, code, best.card if best else None, best.confidence if best else 0.0)
         )
+    return report
+
+
+def evaluate_identifier_on_corners(
+    recognizer: CardRecognizer, folder: Path, progress: Callable[[Iterable], Iterable] = iter
+) -> SingleCardReport | None:
+    """The identifier alone, on the card corners given in `<folder>/quads.json` (no detector)."""
+    quads_file = Path(folder) / "quads.json"
+    if not quads_file.is_file():
+        return None
+    quads = json.loads(quads_file.read_text())
+    report = SingleCardReport()
+    for deck, code, path in progress(single_card_photos(folder)):
+        quad = quads.get(str(path.relative_to(folder)))
+        if quad is None:
+            continue
+        image, scale = load_working_image(path)
+        probs = recognizer.identify(image, [np.float32(quad) / scale])[0]
+        best = int(probs.argmax())
+        report.rows.append((deck, code, CARD_CODES[best], float(probs[best])))
     return report
 
 

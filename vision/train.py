@@ -26,6 +26,8 @@ class TrainSpec:
     batch: int = 16
     seed: int = 0
     workers: int = 2
+    # Continue from weights trained here earlier instead of starting from the yaml.
+    init_weights: str | None = None
 
 
 def detector_spec(data_yaml: Path, epochs: int = 10, imgsz: int = 416, seed: int = 0) -> TrainSpec:
@@ -57,7 +59,14 @@ def _augmentation(spec: TrainSpec) -> dict:
         }
     # Scenes already have perspective, rotation, scale and every layout. Mosaic is off: it would
     # put four piles (up to 120 cards) in one image, which makes the box assigner slow on a CPU.
-    return {"degrees": 0.0, "fliplr": 0.5, "flipud": 0.0, "mosaic": 0.0, "scale": 0.3, "cache": "ram"}
+    return {
+        "degrees": 0.0,
+        "fliplr": 0.5,
+        "flipud": 0.0,
+        "mosaic": 0.0,
+        "scale": 0.3,
+        "cache": "ram",
+    }
 
 
 def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> Path:
@@ -84,7 +93,7 @@ def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> P
             project=str(runs_dir),
             name=spec.name,
             exist_ok=True,
-            pretrained=False,
+            pretrained=spec.init_weights or False,
             amp=False,
             plots=False,
             verbose=True,

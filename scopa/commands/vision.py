@@ -245,6 +245,11 @@ def evaluate(args: argparse.Namespace) -> int:
             progress=_progress(f"photos in {folder.name}"),
         )
         report[str(folder)] = single.to_dict()
+        corners = ev.evaluate_identifier_on_corners(
+            recognizer, folder, progress=_progress(f"identifier on the corners of {folder.name}")
+        )
+        if corners is not None:
+            report[f"{folder} (identifier on given corners)"] = corners.to_dict()
     if args.scenes:
         from scopa_datasets.build import GeneratorConfig, iter_scenes
         from scopa_datasets.scenes import LAYOUTS
