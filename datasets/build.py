@@ -218,6 +218,36 @@ def _write_real_detection_photos(out: Path, config: GeneratorConfig) -> int:
     return count
 
 
+def write_closeup_mix(
+    detect_dir: Path, n_piles: int = 200, seed: int = 0, max_cards: int = 6
+) -> Path:
+    """A fine-tuning split for the detector where close-ups weigh as much as whole piles.
+
+    In the full split a big card is a few percent of all card instances, and the detector
+    learns close-ups poorly. This split lists every real photo and every scene of at most
+    `max_cards` cards, plus `n_piles` whole piles so as not to forget them. Returns its yaml.
+    """
+    detect_dir = Path(detect_dir)
+    images = sorted((detect_dir / "images" / "train").glob("*.jpg"))
+    closeups, piles = [], []
+    for image in images:
+        label = detect_dir / "labels" / "train" / f"{image.stem}.txt"
+        n = sum(1 for line in label.read_text().splitlines() if line.strip())
+        (closeups if image.stem.startswith("real_") or n <= max_cards else piles).append(image)
+    rng = np.random.default_rng(seed)
+    chosen = closeups + [
+        piles[i]
+        for i in sorted(rng.choice(len(piles), size=min(n_piles, len(piles)), replace=False))
+    ]
+    listing = detect_dir / "closeup_mix.txt"
+    listing.write_text("".join(f"{p.resolve()}\n" for p in chosen))
+    yaml = detect_dir / "closeup_mix.yaml"
+    yaml.write_text(
+        f"path: {detect_dir.resolve()}\ntrain: {listing.resolve()}\nval: images/val\nnames:\n  0: card\n"
+    )
+    return yaml
+
+
 def make_identification_dataset(
     out: Path,
     config: GeneratorConfig,

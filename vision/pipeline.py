@@ -12,6 +12,7 @@ import threading
 from functools import cache
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from scoring import CARD_CODES
@@ -25,6 +26,10 @@ MODELS_DIR = yolo_env.PROJECT_ROOT / "models"
 DETECTOR_FILE = "detector.pt"
 IDENTIFIER_FILE = "identifier.pt"
 DECK_STYLES = ("napoletane", "francesi")
+# The coarse detector pass for close-ups: its input size, and the smallest share of the photo a
+# card must cover there to count (smaller cards are the main pass's job).
+CLOSE_UP_IMGSZ = 192
+CLOSE_UP_MIN_AREA = 0.06
 
 
 class ModelsMissingError(RuntimeError):
@@ -99,16 +104,35 @@ class CardRecognizer:
         return PhotoResult(path, width, height, cards)
 
     def detect(self, image: np.ndarray) -> tuple[list[np.ndarray], list[float]]:
-        """Oriented card boxes as portrait-ordered corner quads, in `image` pixels."""
+        """Oriented card boxes as portrait-ordered corner quads, in `image` pixels.
+
+        Two passes: the main one at `detector_imgsz`, and a coarse one at `CLOSE_UP_IMGSZ` that
+        only keeps big boxes. The detector was trained mostly on whole piles, where a card is
+        40-120 px at its input size; in a close-up of a few cards, shrinking the photo brings
+        them back into that range (and the main pass may take their pips for cards).
+        """
+        fine_quads, fine_scores = self._predict(image, self.detector_imgsz)
+        coarse_quads, coarse_scores = self._predict(image, CLOSE_UP_IMGSZ)
+        image_area = image.shape[0] * image.shape[1]
+        big = [
+            i
+            for i, q in enumerate(coarse_quads)
+            if cv2.contourArea(q) >= CLOSE_UP_MIN_AREA * image_area
+        ]
+        quads = fine_quads + [coarse_quads[i] for i in big]
+        scores = fine_scores + [coarse_scores[i] for i in big]
+        keep = drop_contained(quads, scores)
+        return [portrait_corners(quads[i]) for i in keep], [scores[i] for i in keep]
+
+    def _predict(self, image: np.ndarray, imgsz: int) -> tuple[list[np.ndarray], list[float]]:
         with self._lock:  # ultralytics predictors keep per-call state
             result = self.detector.predict(
-                image, imgsz=self.detector_imgsz, conf=self.box_threshold, iou=0.5, verbose=False
+                image, imgsz=imgsz, conf=self.box_threshold, iou=0.5, verbose=False
             )[0]
         if result.obb is None or len(result.obb) == 0:
             return [], []
-        corners = result.obb.xyxyxyxy.cpu().numpy()
-        scores = result.obb.conf.cpu().numpy()
-        return [portrait_corners(c) for c in corners], [float(s) for s in scores]
+        corners = result.obb.xyxyxyxy.cpu().numpy().astype(np.float32)
+        return list(corners), [float(s) for s in result.obb.conf.cpu().numpy()]
 
     def identify(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
         """(N, 40) probabilities in DECK order for the cards at `quads` in `image`."""
@@ -122,6 +146,49 @@ class CardRecognizer:
         probs = np.zeros_like(averaged)
         probs[:, self._to_deck_order] = averaged
         return probs / probs.sum(1, keepdims=True)
+
+
+def drop_contained(
+    quads: list[np.ndarray],
+    scores: list[float],
+    max_area_ratio: float = 0.6,
+    min_inside: float = 0.75,
+    same_card_iou: float = 0.5,
+) -> list[int]:
+    """Indices of the boxes to keep, best first: no duplicates, no parts of a card.
+
+    A box that overlaps a better one by `same_card_iou` is the same card found twice (the two
+    detector passes). Every card of a deck has the same size and a card on top of another is
+    never smaller than it, so a box lying mostly inside a much larger box is a part of a card
+    (a pip, a figure) taken for a card, as happens on close-ups.
+    """
+    polys = [np.float32(q).reshape(4, 2) for q in quads]
+    areas = [cv2.contourArea(p) for p in polys]
+    keep: list[int] = []
+    for i in sorted(range(len(polys)), key=lambda k: -scores[k]):
+        if areas[i] <= 0:
+            continue
+        duplicate = False
+        for j in keep:
+            overlap, _ = cv2.intersectConvexConvex(polys[i], polys[j])
+            if overlap / (areas[i] + areas[j] - overlap) >= same_card_iou:
+                duplicate = True
+                break
+        if not duplicate:
+            keep.append(i)
+    result = []
+    for i in keep:
+        part_of_larger = False
+        for j in keep:
+            if i == j or areas[i] > max_area_ratio * areas[j]:
+                continue
+            overlap, _ = cv2.intersectConvexConvex(polys[i], polys[j])
+            if overlap >= min_inside * areas[i]:
+                part_of_larger = True
+                break
+        if not part_of_larger:
+            result.append(i)
+    return result
 
 
 @cache
