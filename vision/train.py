@@ -41,7 +41,7 @@ def identifier_spec(data_dir: Path, epochs: int = 10, imgsz: int = 128, seed: in
 
 
 def _augmentation(spec: TrainSpec) -> dict:
-    if spec.name == "identifier":
+    if spec.model_yaml.endswith("-cls.yaml"):
         # Crops are whole cards stretched to a square: keep them whole (scale ~1), and let them
         # come in every orientation a detector may cut them in (upside down, mirrored).
         # The crops already carry photographic variety; a plain AdamW with a short warm-up learns
