@@ -2,9 +2,8 @@
 
 Starts the server on a free port with a temporary database holding a match in progress, loads
 the page with Playwright driving Debian's Chromium (`/usr/bin/chromium`; Playwright's own browser
-downloads are never used), checks that it renders without errors, and saves a screenshot to
-`test-artifacts/app.png`. With `SCOPA_README_SCREENSHOT=1` it also refreshes
-`docs/screenshot.png`, the picture in the README.
+downloads are never used), checks that it renders without errors, and saves screenshots to
+`test-artifacts/`.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from scoring import CARD_CODES, Match, Rules, SideInput
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
-README_SCREENSHOT = ROOT / "docs" / "screenshot.png"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -241,9 +239,6 @@ def test_the_match_page_renders_in_chromium(server, browser):
     assert "Mano 4" in text and "Andamento della partita" in text
     assert page.locator('[data-testid="stVegaLiteChart"]').count() == 1
 
-    if os.environ.get("SCOPA_README_SCREENSHOT") == "1":
-        README_SCREENSHOT.parent.mkdir(exist_ok=True)
-        page.screenshot(path=str(README_SCREENSHOT))
     shot = _screenshot_whole(page, "app.png")
     assert shot.stat().st_size > 10_000
     page.close()
