@@ -53,6 +53,8 @@ class CardRecognizer:
         yolo_env.configure()
         from ultralytics import YOLO
 
+        yolo_env.keep_pillow_open_plain()
+
         self.models_dir = Path(models_dir) if models_dir else MODELS_DIR
         self.deck = deck
         detector_path = self.models_dir / DETECTOR_FILE

@@ -43,6 +43,21 @@ def configure() -> None:
                 shutil.copyfile(source, fonts / name)
 
 
+def keep_pillow_open_plain() -> None:
+    """Undo the side effect of importing ultralytics on `PIL.Image.open`.
+
+    Ultralytics wraps `Image.open` so that the first unidentified file makes it install and
+    register pi-heif. Offline that fails with ModuleNotFoundError instead of Pillow's
+    UnidentifiedImageError, and a junk upload would escape our decoder's error handling.
+    HEIC is already handled here by pillow-heif, so mark ultralytics' plugin as done.
+    """
+    try:
+        from ultralytics.utils import patches
+    except ImportError:
+        return
+    patches._pil_plugins_registered = True
+
+
 def _local_font() -> Path | None:
     try:
         import matplotlib

@@ -82,3 +82,14 @@ def test_too_many_pixels_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(decode, "MAX_PIXELS", 1000)
     with pytest.raises(ImageError, match="megapixels"):
         load_image(_encode(_photo(60, 40), "PNG"))
+
+
+def test_junk_is_still_a_clear_error_once_ultralytics_is_loaded():
+    from vision import yolo_env
+
+    yolo_env.configure()
+    import ultralytics  # noqa: F401  (its import wraps PIL.Image.open)
+
+    yolo_env.keep_pillow_open_plain()
+    with pytest.raises(ImageError, match="not an image"):
+        load_image(b"GIF89 certainly not", name="junk.jpg")

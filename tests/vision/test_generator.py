@@ -111,7 +111,13 @@ def test_make_dataset_command_writes_ultralytics_layout(tmp_path):
     assert main(args + sizes) == 0
     images = sorted((out / "detect" / "images" / "train").glob("*.jpg"))
     labels = sorted((out / "detect" / "labels" / "train").glob("*.txt"))
-    assert [p.stem for p in images] == [p.stem for p in labels] and len(images) == 2
+    assert [p.stem for p in images] == [p.stem for p in labels]
+    assert len([p for p in images if p.stem.startswith("train_")]) == 2
+    real = [p for p in images if p.stem.startswith("real_")]
+    assert len(real) == 152  # the real photos whose card corners are known
+    assert (
+        len((out / "detect" / "labels" / "train" / f"{real[0].stem}.txt").read_text().split()) == 9
+    )
     assert "names:\n  0: card" in (out / "detect" / "data.yaml").read_text()
     crops = list((out / "identify" / "train").glob("*/*.jpg"))
     assert len(crops) == 3 and all(
