@@ -136,6 +136,14 @@ def hand_key(at: AppTest) -> str:
     return next(b.key for b in at.button if b.key and b.key.endswith(":save")).rsplit(":", 1)[0]
 
 
+def open_manual_entry(at: AppTest) -> str:
+    """The hand entry in card-grid mode (the first hand starts with photos when models exist)."""
+    key = hand_key(at)
+    if at.segmented_control(key=f"{key}:mode").value != "manual":
+        at.segmented_control(key=f"{key}:mode").set_value("manual").run()
+    return key
+
+
 def pick_cards(at: AppTest, key: str, side: str, codes: Iterable[str]) -> None:
     """Select exactly `codes` for `side` in the manual grid (one run for all four suits)."""
     chosen = set(codes)
@@ -149,7 +157,7 @@ def pick_cards(at: AppTest, key: str, side: str, codes: Iterable[str]) -> None:
 def enter_manual_hand(
     at: AppTest, piles: Mapping[str, Iterable[str]], scope: Mapping[str, int] | None = None
 ) -> AppTest:
-    key = hand_key(at)
+    key = open_manual_entry(at)
     for side, codes in piles.items():
         pick_cards(at, key, side, codes)
     for side, count in (scope or {}).items():
@@ -288,7 +296,7 @@ def test_a_hand_entered_by_hand_is_scored_and_saved(db_url, repo):
 
 def test_every_change_is_stored_before_the_hand_is_saved(db_url, repo):
     at = start_match(new_app())
-    key = hand_key(at)
+    key = open_manual_entry(at)
     pick_cards(at, key, "Noi", ["7D", "1C"])
     at.button(key=f"{key}:scope:Loro:plus").click().run()
     draft = repo.draft(repo.list_matches()[0].id)
@@ -299,7 +307,7 @@ def test_every_change_is_stored_before_the_hand_is_saved(db_url, repo):
 
 def test_manual_fixes_settle_a_conflict_and_add_a_missing_card(db_url):
     at = start_match(new_app())
-    key = hand_key(at)
+    key = open_manual_entry(at)
     pick_cards(at, key, "Noi", [c for c in CARD_CODES if c != "10B"])
     pick_cards(at, key, "Loro", ["7D"])
     assert "settebello" in at.error[0].value
