@@ -86,6 +86,10 @@ def test_a_hand_entered_on_the_table_page_is_recorded(started, service):
     app.query_params["codice"] = code
     app.run()
     key = f"table-{match.id}"
+    # With the models present the first hand opens in photo mode: enter this one on the grid.
+    modes = [w for w in app.segmented_control if w.key == f"{key}:mode"]
+    if modes and modes[0].value != "manual":
+        modes[0].set_value("manual").run()
     hand = small_hand("b", scope=1)
     for side, name in (("a", match.pair_a.name), ("b", match.pair_b.name)):
         chosen = set(hand[side]["cards"])
