@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from scoring.errors import ScopaError
@@ -61,6 +62,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--resume",
         action="store_true",
         help="continue the interrupted run from runs/<model>/weights/last.pt",
+    )
+    p.add_argument(
+        "--init",
+        type=Path,
+        metavar="WEIGHTS",
+        help="start from weights trained earlier instead of the yaml",
+    )
+    p.add_argument(
+        "--closeup-mix",
+        action="store_true",
+        help="detector: train on the close-up mix (every real photo and few-card scene, 200 piles)",
     )
     p.add_argument(
         "--install",
@@ -163,12 +175,20 @@ def train(args: argparse.Namespace) -> int:
     overrides = {k: v for k, v in (("epochs", args.epochs), ("imgsz", args.imgsz)) if v is not None}
     if args.model == "detector":
         data = args.data / "detect" / "data.yaml"
+        if args.closeup_mix and data.exists():
+            from scopa_datasets.build import write_closeup_mix
+
+            data = write_closeup_mix(args.data / "detect", seed=args.seed)
         spec = training.detector_spec(data, seed=args.seed, **overrides)
     else:
         data = args.data / "identify"
         spec = training.identifier_spec(data, seed=args.seed, **overrides)
     if not data.exists() and not args.resume:
         raise ScopaError(f"{data}: no dataset here; run `scopa make-dataset` first")
+    if args.init:
+        if not args.init.is_file():
+            raise ScopaError(f"{args.init}: no such weights file")
+        spec = replace(spec, init_weights=str(args.init))
     best = training.train(spec, resume=args.resume)
     print(f"best weights: {best}")
     if args.install:
