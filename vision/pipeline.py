@@ -43,7 +43,7 @@ class CardRecognizer:
         self,
         models_dir: str | Path | None = None,
         deck: str = "napoletane",
-        detector_imgsz: int = 640,
+        detector_imgsz: int = 416,  # the size the detector was trained at
         box_threshold: float = 0.35,
     ) -> None:
         if deck not in DECK_STYLES:
