@@ -134,6 +134,7 @@ def test_end_to_end_with_the_models_on_rendered_photos(table_and_referee):
     """Photos rendered from the deck scans, stored, then re-read by the real models."""
     import cv2
     import numpy as np
+
     from scopa_datasets import faces as face_lib
     from scopa_datasets.scenes import Assets, render_scene
 
