@@ -236,17 +236,8 @@ def _champion(info: TournamentInfo, matches: Sequence[MatchView]) -> str | None:
 
 
 def _standings_table(table: GroupStandings, t: TournamentText) -> str:
-    heads = (
-        "rank",
-        "pair",
-        "players",
-        "played",
-        "won",
-        "lost",
-        "points_for",
-        "points_against",
-        "difference",
-    )
+    # The CSV's columns, less the group (the table's own heading) and the byes.
+    heads = tuple(c for c in STANDINGS_COLUMNS if c not in ("group", "byes"))
     numeric = {"rank", "played", "won", "lost", "points_for", "points_against", "difference"}
     header = "".join(
         f'<th class="{"num" if h in numeric else ""}">{html.escape(t(f"tour.col.{h}"))}</th>'
