@@ -155,6 +155,51 @@ def _write_identify_item(job: tuple[str, int, str, int]) -> None:
     cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
 
 
+PILE_CROPS_PER_SCENE = 6
+
+
+def pile_crop_quad(rng: np.random.Generator, quad: np.ndarray) -> np.ndarray:
+    """A card's true corners as a detector might give them on a pile: a little shifted, turned,
+    too big or too small, and with either short side first (it does not know the top)."""
+    center = quad.mean(0)
+    width = float(np.linalg.norm(quad[1] - quad[0]))
+    angle = np.deg2rad(rng.normal(0, 2.0))
+    rotation = np.float32([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    scale = np.float32(rng.normal(1, 0.04, 2)).clip(0.88, 1.12)
+    local = (quad - center) @ rotation.T
+    # Scale along the card's own axes, not the image's.
+    axes = np.stack([quad[1] - quad[0], quad[3] - quad[0]]).astype(np.float32)
+    axes /= np.linalg.norm(axes, axis=1, keepdims=True)
+    local = (local @ axes.T * scale) @ axes
+    shifted = local + center + rng.normal(0, 0.03 * width, 2).astype(np.float32)
+    return np.roll(shifted.astype(np.float32), 2 * int(rng.random() < 0.5), axis=0)
+
+
+def _write_pile_crop_item(job: tuple[str, int, str, int]) -> int:
+    """Cut a few cards out of a whole pile photo, as the recogniser cuts them.
+
+    Single-card crops cannot show what a pile does to a card: neighbours covering a third
+    (rows) or half (cascade) of it, a turned card over its corner (scatter). Only cards showing
+    at least MIN_VISIBLE are cut, as only those are labelled for the detector.
+    """
+    split, index, out, crop_size = job
+    rng = _rng(split, index, stream=4)
+    layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
+    deck = _pick_deck(rng)
+    n = int(rng.integers(10, 31))
+    chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
+    size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
+    scene = render_scene(rng, _assets, chosen, layout, size=size)
+    showing = [c for c in scene.cards if c.visible >= MIN_VISIBLE]
+    picked = rng.choice(len(showing), size=min(PILE_CROPS_PER_SCENE, len(showing)), replace=False)
+    for k in picked:
+        card = showing[k]
+        crop = warp_crop(scene.image, pile_crop_quad(rng, card.quad), crop_size)
+        path = Path(out) / split / card.code / f"pile_{split}_{index:06d}_{k:02d}.jpg"
+        cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    return len(picked)
+
+
 def _run(func: Callable, jobs: list, config: GeneratorConfig, workers: int, desc: str) -> list:
     results = []
     if workers <= 1:
@@ -255,8 +300,13 @@ def make_identification_dataset(
     n_val: int,
     crop_size: int = 160,
     workers: int = 2,
+    pile_scenes: tuple[int, int] = (0, 0),
 ) -> Path:
-    """Write the 40-class crop dataset (class folders); returns its root."""
+    """Write the 40-class crop dataset (class folders); returns its root.
+
+    `pile_scenes` (train, val) adds up to PILE_CROPS_PER_SCENE cards cut from that many whole
+    pile photos (`pile_*.jpg`); with n_train = n_val = 0 it adds them to an existing dataset.
+    """
     out = Path(out)
     for split in SPLIT_IDS:
         for code in CARD_CODES:
@@ -264,7 +314,13 @@ def make_identification_dataset(
     jobs = [("train", i, str(out), crop_size) for i in range(n_train)] + [
         ("val", i, str(out), crop_size) for i in range(n_val)
     ]
-    _run(_write_identify_item, jobs, config, workers, "identifier crops")
+    if jobs:
+        _run(_write_identify_item, jobs, config, workers, "identifier crops")
+    pile_jobs = [("train", i, str(out), crop_size) for i in range(pile_scenes[0])] + [
+        ("val", i, str(out), crop_size) for i in range(pile_scenes[1])
+    ]
+    if pile_jobs:
+        _run(_write_pile_crop_item, pile_jobs, config, workers, "cards cut from piles")
     return out
 
 

@@ -30,6 +30,11 @@ DECK_STYLES = ("napoletane", "francesi")
 # card must cover there to count (smaller cards are the main pass's job).
 CLOSE_UP_IMGSZ = 192
 CLOSE_UP_MIN_AREA = 0.06
+# A box holding smaller boxes is a false merge of neighbouring cards, not one card whose pips
+# were taken for cards, when it is this many times the size of the photo's other cards, or
+# (with fewer than two other cards to compare with) when two or more boxes cover this share of it.
+MERGE_AREA_RATIO = 1.8
+MERGE_COVERAGE = 0.5
 
 
 class ModelsMissingError(RuntimeError):
@@ -157,12 +162,15 @@ def drop_contained(
     min_inside: float = 0.75,
     same_card_iou: float = 0.5,
 ) -> list[int]:
-    """Indices of the boxes to keep, best first: no duplicates, no parts of a card.
+    """Indices of the boxes to keep, best first: no duplicates, no parts of a card, no merges.
 
     A box that overlaps a better one by `same_card_iou` is the same card found twice (the two
-    detector passes). Every card of a deck has the same size and a card on top of another is
-    never smaller than it, so a box lying mostly inside a much larger box is a part of a card
-    (a pip, a figure) taken for a card, as happens on close-ups.
+    detector passes). Boxes lying mostly inside a much larger box are one of two things: parts
+    of one card (pips or a figure taken for cards, as on close-ups), or the large box is several
+    neighbouring cards taken for one (as the coarse pass does on a dense pile). Every card of a
+    deck has the same size, so the other cards of the photo settle it: a box much larger than
+    they are is a merge. Without two other cards to compare with, pips leave most of their card
+    bare while cards side by side cover most of the box (`MERGE_COVERAGE`).
     """
     polys = [np.float32(q).reshape(4, 2) for q in quads]
     areas = [cv2.contourArea(p) for p in polys]
@@ -178,19 +186,46 @@ def drop_contained(
                 break
         if not duplicate:
             keep.append(i)
-    result = []
-    for i in keep:
-        part_of_larger = False
-        for j in keep:
-            if i == j or areas[i] > max_area_ratio * areas[j]:
-                continue
-            overlap, _ = cv2.intersectConvexConvex(polys[i], polys[j])
-            if overlap >= min_inside * areas[i]:
-                part_of_larger = True
-                break
-        if not part_of_larger:
-            result.append(i)
-    return result
+
+    inside: dict[int, list[int]] = {j: [] for j in keep}  # j -> the boxes lying inside j
+    for j in keep:
+        for i in keep:
+            if i != j and areas[i] <= max_area_ratio * areas[j]:
+                overlap, _ = cv2.intersectConvexConvex(polys[i], polys[j])
+                if overlap >= min_inside * areas[i]:
+                    inside[j].append(i)
+    outermost = [j for j in keep if not any(j in inner for inner in inside.values())]
+
+    dropped: set[int] = set()
+    for j in sorted(
+        keep, key=lambda k: -areas[k]
+    ):  # largest first: nested boxes resolve outside in
+        inner = [i for i in inside[j] if i not in dropped]
+        if j in dropped or not inner:
+            continue
+        peers = [areas[k] for k in outermost if k != j]
+        if len(peers) >= 2:
+            merge = areas[j] >= MERGE_AREA_RATIO * float(np.median(peers))
+        else:
+            merge = (
+                len(inner) >= 2
+                and covered_fraction(polys[j], [polys[i] for i in inner]) >= MERGE_COVERAGE
+            )
+        dropped.update([j] if merge else inner)
+    return [i for i in keep if i not in dropped]
+
+
+def covered_fraction(outer: np.ndarray, inner: list[np.ndarray], grid: int = 64) -> float:
+    """Share of the polygon `outer` covered by the union of the `inner` polygons (rasterised)."""
+    x0, y0 = outer.min(0)
+    span = max(float((outer.max(0) - outer.min(0)).max()), 1e-6)
+    to_grid = lambda p: np.int32(np.round((p - (x0, y0)) / span * (grid - 1)))  # noqa: E731
+    outer_mask = np.zeros((grid, grid), np.uint8)
+    cv2.fillPoly(outer_mask, [to_grid(outer)], 1)
+    inner_mask = np.zeros_like(outer_mask)
+    cv2.fillPoly(inner_mask, [to_grid(p) for p in inner], 1)
+    total = int(outer_mask.sum())
+    return float((outer_mask & inner_mask).sum()) / total if total else 0.0
 
 
 @cache

@@ -59,7 +59,7 @@ def _augmentation(spec: TrainSpec) -> dict:
         }
     # Scenes already have perspective, rotation, scale and every layout. Mosaic is off: it would
     # put four piles (up to 120 cards) in one image, which makes the box assigner slow on a CPU.
-    return {
+    recipe = {
         "degrees": 0.0,
         "fliplr": 0.5,
         "flipud": 0.0,
@@ -67,6 +67,19 @@ def _augmentation(spec: TrainSpec) -> dict:
         "scale": 0.3,
         "cache": "ram",
     }
+    if spec.init_weights:
+        # Continuing from weights trained here: ultralytics' default 3-epoch warm-up (and its
+        # high bias learning rate) would spend a short run re-warming weights that are already
+        # good, so warm up briefly and decay the rate on a cosine to the end.
+        recipe |= {
+            "optimizer": "AdamW",
+            "lr0": 0.0015,
+            "lrf": 0.05,
+            "cos_lr": True,
+            "warmup_epochs": 0.5,
+            "warmup_bias_lr": 0.0,
+        }
+    return recipe
 
 
 def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> Path:

@@ -36,6 +36,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--crops", type=int, default=8000, help="training card crops for the identifier")
     p.add_argument("--val-crops", type=int, default=800)
     p.add_argument(
+        "--pile-scenes",
+        type=int,
+        default=700,
+        help="pile photos to cut identifier crops from (6 cards each; a tenth more for validation)",
+    )
+    p.add_argument(
         "--hold-out-deck",
         action="append",
         default=[],
@@ -163,7 +169,12 @@ def make_dataset(args: argparse.Namespace) -> int:
         print(f"detector dataset: {yaml}")
     if args.only in (None, "identifier"):
         root = make_identification_dataset(
-            args.out / "identify", config, args.crops, args.val_crops, workers=args.workers
+            args.out / "identify",
+            config,
+            args.crops,
+            args.val_crops,
+            workers=args.workers,
+            pile_scenes=(args.pile_scenes, args.pile_scenes // 10),
         )
         print(f"identifier dataset: {root}")
     return 0

@@ -29,3 +29,35 @@ def test_a_card_partly_under_another_is_not_a_part_of_it():
     # A card mostly covered by a card of the same size on top: same area, so it stays.
     under, top = box(100, 100, 60, 100), box(110, 110, 60, 100)
     assert sorted(drop_contained([under, top], [0.6, 0.9], same_card_iou=0.9)) == [0, 1]
+
+
+def grid_of_cards(columns, rows, w=60, h=100, gap=6):
+    return [
+        box(100 + c * (w + gap), 100 + r * (h + gap), w, h)
+        for r in range(rows)
+        for c in range(columns)
+    ]
+
+
+def test_a_box_over_several_cards_of_a_pile_is_dropped_not_the_cards():
+    # The coarse pass sometimes takes a block of a dense pile for one big card.
+    cards = grid_of_cards(5, 3)
+    merged = box(95, 95, 2 * 66 + 10, 2 * 106 + 10)  # covers the top-left 2x2 block
+    kept = drop_contained([*cards, merged], [0.8] * len(cards) + [0.9])
+    assert sorted(kept) == list(range(len(cards)))
+
+
+def test_close_ups_of_several_cards_keep_each_card_and_drop_its_pips():
+    cards = [box(100, 100, 200, 330), box(320, 100, 200, 330), box(540, 100, 200, 330)]
+    pips = [box(130, 130, 60, 60), box(360, 300, 60, 60), box(580, 200, 60, 60)]
+    kept = drop_contained([*cards, *pips], [0.7, 0.7, 0.7, 0.9, 0.9, 0.9])
+    assert sorted(kept) == [0, 1, 2]
+
+
+def test_without_other_cards_coverage_tells_two_cards_from_two_pips():
+    two_cards = [box(100, 100, 60, 100), box(162, 100, 60, 100)]
+    merged = box(98, 98, 126, 104)
+    assert sorted(drop_contained([*two_cards, merged], [0.8, 0.8, 0.9])) == [0, 1]
+    card = box(100, 100, 200, 330)
+    pips = [box(130, 130, 50, 50), box(220, 350, 50, 50)]
+    assert drop_contained([card, *pips], [0.6, 0.9, 0.9]) == [0]

@@ -108,6 +108,7 @@ def test_make_dataset_command_writes_ultralytics_layout(tmp_path):
     out = tmp_path / "data"
     args = ["make-dataset", "--out", str(out), "--shared", str(SHARED), "--workers", "1"]
     sizes = ["--scenes", "2", "--val-scenes", "1", "--crops", "3", "--val-crops", "1"]
+    sizes += ["--pile-scenes", "1"]
     assert main(args + sizes) == 0
     images = sorted((out / "detect" / "images" / "train").glob("*.jpg"))
     labels = sorted((out / "detect" / "labels" / "train").glob("*.txt"))
@@ -119,10 +120,29 @@ def test_make_dataset_command_writes_ultralytics_layout(tmp_path):
         len((out / "detect" / "labels" / "train" / f"{real[0].stem}.txt").read_text().split()) == 9
     )
     assert "names:\n  0: card" in (out / "detect" / "data.yaml").read_text()
-    crops = list((out / "identify" / "train").glob("*/*.jpg"))
+    crops = list((out / "identify" / "train").glob("*/train_*.jpg"))
+    pile_crops = list((out / "identify" / "train").glob("*/pile_train_*.jpg"))
+    assert 1 <= len(pile_crops) <= 6 and all(
+        cv2.imread(str(p)).shape == (160, 160, 3) for p in pile_crops
+    )
     assert len(crops) == 3 and all(
         p.parent.name in {c.name for c in (out / "identify" / "train").iterdir()} for p in crops
     )
     assert (
         len(list((out / "identify" / "train").iterdir())) == 40
     )  # a folder per card, even if empty
+
+
+def test_pile_crop_quads_stay_close_to_the_card():
+    from scopa_datasets.build import pile_crop_quad
+    from scopa_datasets.scenes import card_quad
+    from vision.evaluate import polygon_iou
+
+    rng = np.random.default_rng(0)
+    for angle in (0, 37, 90, 200):
+        truth = card_quad(300, 300, 120, angle)
+        for _ in range(20):
+            quad = pile_crop_quad(rng, truth)
+            assert polygon_iou(quad, truth) > 0.7
+            # Either short side may come first, never a long one: the crop stays upright.
+            assert np.linalg.norm(quad[1] - quad[0]) < np.linalg.norm(quad[2] - quad[1])
