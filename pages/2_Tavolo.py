@@ -51,6 +51,7 @@ except AccessDenied:
 
 match = desk.match()
 info = desk.tournament()
+tr = tr.for_deck(info.deck)
 rules = Rules.from_spec(info.rules)
 names = pair_names(match)
 hands = desk.hands()

@@ -29,8 +29,20 @@ def catalog(lang: str) -> dict[str, str]:
 class Translator:
     """`t("key", **fields)` gives the string in the chosen language; also names cards and suits."""
 
-    def __init__(self, lang: str = DEFAULT_LANGUAGE) -> None:
+    def __init__(self, lang: str = DEFAULT_LANGUAGE, deck: str = "napoletane") -> None:
         self.lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+        # Cards are named as printed on the deck in play: with French-suited cards the 7 of
+        # denari is the 7 of quadri (diamonds) and the 9 a donna (queen).
+        self.deck = deck
+
+    def for_deck(self, deck: str) -> Translator:
+        return Translator(self.lang, deck)
+
+    def _deck_key(self, key: str) -> str:
+        """`suit.D` becomes `suit.francesi.D` when the deck has a name of its own for it."""
+        kind, _, rest = key.partition(".")
+        specific = f"{kind}.{self.deck}.{rest}"
+        return specific if self.has(specific) else key
 
     def __call__(self, key: str, **fields: Any) -> str:
         text = catalog(self.lang).get(key)
@@ -48,10 +60,10 @@ class Translator:
         return key in catalog(DEFAULT_LANGUAGE)
 
     def suit(self, suit: Suit) -> str:
-        return self(f"suit.{suit.value}")
+        return self(self._deck_key(f"suit.{suit.value}"))
 
     def rank(self, rank: int) -> str:
-        return self(f"rank.{rank}")
+        return self(self._deck_key(f"rank.{rank}"))
 
     def card(self, card: Card) -> str:
         """The name players use: "7 di denari", "asso di coppe", "settebello"."""

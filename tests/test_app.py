@@ -221,6 +221,16 @@ def test_cards_are_named_as_players_say_them():
     assert Translator("xx").lang == "it" and set(LANGUAGES) == {"it", "en"}
 
 
+def test_french_suited_cards_are_named_as_printed():
+    it, en = Translator("it", deck="francesi"), Translator("en").for_deck("francesi")
+    assert it.card(Card.parse("7C")) == "7 di cuori"
+    assert it.card(Card.parse("9S")) == "donna di picche"
+    assert it.card(Card.parse("10B")) == "re di fiori"
+    assert it.card(Card.parse("7D")) == "settebello"
+    assert en.card(Card.parse("9D")) == "queen of diamonds"
+    assert en.card(Card.parse("8B")) == "jack of clubs"
+
+
 # -- the page --------------------------------------------------------------------------------
 
 

@@ -46,7 +46,7 @@ def _augmentation(spec: TrainSpec) -> dict:
         # come in every orientation a detector may cut them in (upside down, mirrored).
         # The crops already carry photographic variety; a plain AdamW with a short warm-up learns
         # from scratch much faster here than ultralytics' automatic choice.
-        return {
+        recipe = {
             "scale": 0.08,
             "fliplr": 0.5,
             "flipud": 0.5,
@@ -57,6 +57,9 @@ def _augmentation(spec: TrainSpec) -> dict:
             "warmup_epochs": 1,
             "cos_lr": True,
         }
+        if spec.init_weights:  # a few more epochs on new data, from weights that already read well
+            recipe |= {"lr0": 0.001, "warmup_epochs": 0.2, "warmup_bias_lr": 0.0}
+        return recipe
     # Scenes already have perspective, rotation, scale and every layout. Mosaic is off: it would
     # put four piles (up to 120 cards) in one image, which makes the box assigner slow on a CPU.
     recipe = {

@@ -89,7 +89,7 @@ def render_page() -> None:
     except ScopaError:
         _leave_match()
         st.rerun()
-    _match_page(repo, stored, t)
+    _match_page(repo, stored, t.for_deck(stored.deck))
 
 
 # -- language, URL, messages ---------------------------------------------------------------
