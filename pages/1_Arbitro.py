@@ -246,6 +246,14 @@ def rounds_tab(desk: RefereeDesk) -> None:
             lambda: desk.regenerate_code(chosen)
         ):
             st.rerun()
+        code_of = {m.id: code for m, code in codes}
+        # A relative link: it opens the Tavolo page of this same app, in a new tab.
+        cols[2].link_button(
+            t("tour.ref.open_table"),
+            f"Tavolo?codice={code_of[chosen]}",
+            help=t("tour.ref.open_table_help"),
+            icon=":material/edit_note:",
+        )
     next_round = info.stage != "finished" and st.button(t("tour.ref.next_round"), type="primary")
     if next_round and show_error(desk.next_round):
         st.rerun()

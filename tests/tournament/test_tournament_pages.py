@@ -119,3 +119,17 @@ def test_referee_verifies_and_accepts_a_hand(started, service):
     app.button(key=f"accept-{first.id}").click().run()
     assert not app.exception
     assert referee.hand(first.id).review == "accepted"
+
+
+def test_referee_can_open_any_table_to_enter_its_hands(started):
+    # A table without a phone: the referee opens its page from the round's list.
+    _, referee, _ = started
+    app = page("1_Arbitro.py").run()
+    app.text_input[0].input(PASSWORD)
+    app.button[0].click().run()
+    assert not app.exception
+    links = [link.proto for link in app.get("link_button")]
+    table_links = [p for p in links if p.label == "Inserisci le mani di questo tavolo"]
+    assert len(table_links) == 1
+    codes = {code for _, code in referee.table_codes(1)}
+    assert table_links[0].url in {f"Tavolo?codice={code}" for code in codes}
