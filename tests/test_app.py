@@ -559,6 +559,22 @@ def test_a_new_match_leaves_the_old_one_resumable(db_url, repo):
     assert "match" not in at.query_params
 
 
+def test_earlier_matches_are_listed_and_open_again(db_url, repo):
+    won = seed_match(repo, Rules.from_preset("classica"), [])
+    repo.set_outcome(won, "won", "Noi")
+    at = start_match(new_app())
+    at.button(key="new_match").click().run()
+    check_no_exception(at)
+    # The match just left is offered for resuming; the finished one is in the list below.
+    (listed,) = [e for e in at.expander if e.label.startswith("Partite precedenti")]
+    assert listed.label == "Partite precedenti (1)"
+    assert any("vinta da Noi" in m.value for m in listed.markdown)
+    at.button(key=f"earlier-{won}").click().run()
+    check_no_exception(at)
+    assert at.query_params["match"] == str(won)
+    assert "Nuova partita" not in [h.value for h in at.subheader]
+
+
 def _table_page() -> None:
     """A page of another app that records hands its own way (as a tournament table does)."""
     import streamlit as st

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 import streamlit as st
@@ -34,6 +34,7 @@ EDITING = "editing"
 FLASH = "flash"
 CELEBRATE = "celebrate"
 LANG = "lang"
+EARLIER_MATCHES = 20  # listed on the start page, most recent first
 
 
 @st.cache_resource(show_spinner=False)
@@ -158,9 +159,7 @@ def _start(repo: MatchRepository, t: Translator) -> None:
                     scores=scores,
                     hands=len(latest.hands),
                     # Stored in UTC; shown in the server's time zone, the table's own.
-                    date=latest.updated_at.replace(tzinfo=UTC)
-                    .astimezone()
-                    .strftime("%d/%m/%Y %H:%M"),
+                    date=_local_time(latest.updated_at),
                 )
             )
             st.button(
@@ -177,6 +176,44 @@ def _start(repo: MatchRepository, t: Translator) -> None:
         stored = repo.create_match(setup.rules.to_dict(), setup.sides, deck=setup.deck)
         _open_match(stored.id)
         st.rerun()
+    _earlier_matches(repo, t, skip=latest.id if latest else None)
+
+
+def _local_time(stored: datetime) -> str:
+    # Stored in UTC; shown in the server's time zone, the table's own.
+    return stored.replace(tzinfo=UTC).astimezone().strftime("%d/%m/%Y %H:%M")
+
+
+def _earlier_matches(repo: MatchRepository, t: Translator, skip: int | None) -> None:
+    """Older matches, to look at their hands and photos again or to resume one."""
+    earlier = [m for m in repo.list_matches(limit=EARLIER_MATCHES) if m.id != skip]
+    if not earlier:
+        return
+    with st.expander(t("earlier.title", count=len(earlier)), icon=":material/history:"):
+        for stored in earlier:
+            try:
+                totals = replay(stored).totals
+            except ScopaError:  # rules this version cannot read: still list the match
+                totals = {}
+            scores = " – ".join(f"{side} {totals.get(side, '?')}" for side in stored.sides)
+            state = (
+                t("earlier.won", side=stored.winner)
+                if stored.finished and stored.winner
+                else t("earlier.finished")
+                if stored.finished
+                else t("earlier.open")
+            )
+            row = st.columns([5, 1], vertical_alignment="center")
+            row[0].markdown(
+                f"**{scores}** · {state}  \n"
+                + t("earlier.when", date=_local_time(stored.updated_at), hands=len(stored.hands))
+            )
+            row[1].button(
+                t("earlier.open_button"),
+                key=f"earlier-{stored.id}",
+                on_click=_open_match,
+                args=(stored.id,),
+            )
 
 
 # -- a match -----------------------------------------------------------------------------------
