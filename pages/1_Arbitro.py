@@ -254,9 +254,33 @@ def rounds_tab(desk: RefereeDesk) -> None:
             help=t("tour.ref.open_table_help"),
             icon=":material/edit_note:",
         )
+    movable = [
+        m for m in matches if m.stage in ("swiss", "knockout") and m.status in ("scheduled", "bye")
+    ]
+    if number == current and movable:
+        swap_pairs_form(desk, movable)
     next_round = info.stage != "finished" and st.button(t("tour.ref.next_round"), type="primary")
     if next_round and show_error(desk.next_round):
         st.rerun()
+
+
+def swap_pairs_form(desk: RefereeDesk, matches: list) -> None:
+    """Hand-made pairing: exchange two pairs whose matches have not started."""
+    pairs = {p.id: p.name for m in matches for p in (m.pair_a, m.pair_b) if p is not None}
+    with (
+        st.expander(t("tour.ref.swap"), icon=":material/swap_horiz:"),
+        st.form("swap-pairs", border=False),
+    ):
+        cols = st.columns(2)
+        first = cols[0].selectbox(t("tour.col.pair"), list(pairs), format_func=pairs.get)
+        second = cols[1].selectbox(
+            t("tour.col.pair"), list(pairs), index=min(1, len(pairs) - 1), format_func=pairs.get
+        )
+        note = st.text_input(t("tour.ref.swap_note"))
+        if st.form_submit_button(t("tour.ref.swap_button")) and show_error(
+            lambda: desk.swap_pairs(first, second, note=note)
+        ):
+            st.rerun()
 
 
 def verify_tab(desk: RefereeDesk) -> None:

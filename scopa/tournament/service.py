@@ -674,6 +674,69 @@ class RefereeDesk:
 
         return self._db.write(work)
 
+    def swap_pairs(self, pair_id: int, other_pair_id: int, note: str = "") -> list[MatchView]:
+        """Exchange two pairs between matches of the current round before either is played.
+
+        For the referee's hand-made pairings: avoiding a rematch, seating a late pair, fixing a
+        mistake. Either match may be a bye (the pair moved into it gets the bye). Only Swiss and
+        knockout rounds: a round robin's fixtures follow from its groups. Returns the round.
+        """
+
+        def work(session: Session) -> list[MatchView]:
+            tournament = _get_tournament(session, self.tournament_id)
+            number = _current_round_number(session, tournament.id)
+            if number is None:
+                raise ScopaError("swap pairs: no round has been paired yet")
+            round_ = session.scalar(
+                select(Round).where(Round.tournament_id == tournament.id, Round.number == number)
+            )
+            if round_.stage not in ("swiss", "knockout"):
+                raise ScopaError(
+                    "swap pairs: a round-robin round follows from its groups; edit the groups "
+                    "before the start instead"
+                )
+            names = {pid: p.name for pid, p in _pairs(session, tournament.id).items()}
+            slots = []
+            for pid in (pair_id, other_pair_id):
+                self._pair(session, pid)
+                match = session.scalar(
+                    select(Match)
+                    .where(Match.round_id == round_.id)
+                    .where((Match.pair_a_id == pid) | (Match.pair_b_id == pid))
+                )
+                if match is None:
+                    raise ScopaError(f"swap pairs: {names[pid]} plays no match in round {number}")
+                started = match.status not in ("scheduled", "bye") or session.scalar(
+                    select(func.count()).select_from(Hand).where(Hand.match_id == match.id)
+                )
+                draft = session.get(HandDraft, match.id)
+                if started or (draft and _draft_has_content(draft.data)):
+                    raise ScopaError(
+                        f"swap pairs: the match of {names[pid]} at table "
+                        f"{match.table_number} has started"
+                    )
+                slots.append((match, "a" if match.pair_a_id == pid else "b"))
+            (first, first_slot), (second, second_slot) = slots
+            if first.id == second.id:
+                raise ScopaError("swap pairs: the two pairs already play each other")
+            setattr(first, f"pair_{first_slot}_id", other_pair_id)
+            setattr(second, f"pair_{second_slot}_id", pair_id)
+            for match in (first, second):
+                if match.status == "bye":
+                    match.winner_id = match.pair_a_id
+            _log(
+                session,
+                tournament.id,
+                REFEREE,
+                "pairs-swapped",
+                {"round": number, "pairs": [names[pair_id], names[other_pair_id]]},
+                note=note,
+            )
+            session.flush()
+            return _match_views(session, tournament.id, number)
+
+        return self._db.write(work)
+
     def change_password(self, new_password: str) -> None:
         password_hash = hash_password(new_password, n=self._service.scrypt_n)
 
@@ -900,6 +963,12 @@ def _score(inputs: Mapping[str, SideInput], rules: Rules) -> _Scored:
 
 def new_submission_id() -> str:
     return str(uuid.uuid4())
+
+
+def _draft_has_content(data: Mapping[str, Any]) -> bool:
+    """Whether a table has begun entering a hand (more than choosing photos or the grid)."""
+    entry = {k: v for k, v in data.get("entry", {}).items() if k != "mode"}
+    return bool(data.get("photos") or data.get("corrections") or any(entry.values()))
 
 
 def _empty_draft(submission_id: str) -> dict[str, Any]:

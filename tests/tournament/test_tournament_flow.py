@@ -228,3 +228,42 @@ def test_a_knockout_winner_that_moved_on_cannot_be_overturned(service, make_tour
     first_hand = referee.hands(semis[0].id)[0]
     with pytest.raises(ScopaError, match="next knockout round"):
         referee.void_hand(first_hand.id)
+
+
+def test_referee_swaps_pairs_between_matches_not_yet_played(service, make_tournament):
+    tournament = make_tournament(pairs=5, format="swiss", swiss_rounds=2)
+    referee = service.referee(tournament, PASSWORD)
+    first = referee.start()
+    played, other, bye = (
+        first[0],
+        first[1],
+        next(m for m in first if m.pair_b is None),
+    )
+    play_match(service, referee, played, "a")  # finished: its pairs cannot move any more
+    with pytest.raises(ScopaError, match="has started"):
+        referee.swap_pairs(played.pair_a.id, other.pair_a.id)
+    with pytest.raises(ScopaError, match="already play each other"):
+        referee.swap_pairs(other.pair_a.id, other.pair_b.id)
+
+    # The pair with the bye plays instead, and the one it replaces gets the bye.
+    resting, leaving = bye.pair_a, other.pair_b
+    round_ = referee.swap_pairs(resting.id, leaving.id, note="a late arrival")
+    by_id = {m.id: m for m in round_}
+    assert names(by_id[other.id]) == (other.pair_a.name, resting.name)
+    assert by_id[bye.id].pair_a.name == leaving.name and by_id[bye.id].pair_b is None
+    assert by_id[bye.id].status == "bye"
+    (event,) = [e for e in referee.audit() if e.action == "pairs-swapped"]
+    assert event.details["pairs"] == [resting.name, leaving.name]
+    assert event.note == "a late arrival"
+    # The new pairing is what gets played and counted.
+    play_match(service, referee, by_id[other.id], "b")
+    rows = {row.pair.name: row for row in service.standings(tournament)[0].rows}
+    assert rows[resting.name].won == 1 and rows[leaving.name].won == 1  # a win and a bye
+
+
+def test_round_robin_fixtures_cannot_be_swapped(service, make_tournament):
+    tournament = make_tournament(pairs=4)
+    referee = service.referee(tournament, PASSWORD)
+    matches = referee.start()
+    with pytest.raises(ScopaError, match="round-robin"):
+        referee.swap_pairs(matches[0].pair_a.id, matches[1].pair_a.id)

@@ -133,3 +133,20 @@ def test_referee_can_open_any_table_to_enter_its_hands(started):
     assert len(table_links) == 1
     codes = {code for _, code in referee.table_codes(1)}
     assert table_links[0].url in {f"Tavolo?codice={code}" for code in codes}
+
+
+def test_referee_swaps_two_pairs_of_a_swiss_round(db_url, service, make_tournament, monkeypatch):
+    monkeypatch.setenv("SCOPA_TOURNAMENT_DB", db_url)
+    tournament = make_tournament(pairs=4, format="swiss", swiss_rounds=2, name="Svizzera")
+    referee = service.referee(tournament, PASSWORD)
+    first, second = referee.start()
+    app = page("1_Arbitro.py").run()
+    app.text_input[0].input(PASSWORD)
+    app.button[0].click().run()
+    form_pairs = [s for s in app.selectbox if s.label == "Coppia"]
+    form_pairs[0].set_value(first.pair_b.id)
+    form_pairs[1].set_value(second.pair_b.id)
+    next(b for b in app.button if b.label == "Scambia").click().run()
+    assert not app.exception and not app.error
+    (now_first,) = [m for m in service.matches(tournament, 1) if m.id == first.id]
+    assert now_first.pair_b.id == second.pair_b.id
