@@ -49,7 +49,7 @@ class CardRecognizer:
         models_dir: str | Path | None = None,
         deck: str = "napoletane",
         detector_imgsz: int = 416,  # the size the detector was trained at
-        box_threshold: float = 0.35,
+        box_threshold: float = 0.5,
     ) -> None:
         if deck not in DECK_STYLES:
             from scoring.errors import ScopaError
