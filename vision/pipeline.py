@@ -194,12 +194,12 @@ def drop_contained(
                 overlap, _ = cv2.intersectConvexConvex(polys[i], polys[j])
                 if overlap >= min_inside * areas[i]:
                     inside[j].append(i)
-    outermost = [j for j in keep if not any(j in inner for inner in inside.values())]
+    contained = set().union(*inside.values())
+    outermost = [j for j in keep if j not in contained]
 
     dropped: set[int] = set()
-    for j in sorted(
-        keep, key=lambda k: -areas[k]
-    ):  # largest first: nested boxes resolve outside in
+    # Largest first, so that nested boxes resolve from the outside in.
+    for j in sorted(keep, key=lambda k: -areas[k]):
         inner = [i for i in inside[j] if i not in dropped]
         if j in dropped or not inner:
             continue

@@ -158,7 +158,6 @@ def _start(repo: MatchRepository, t: Translator) -> None:
                     "resume.summary",
                     scores=scores,
                     hands=len(latest.hands),
-                    # Stored in UTC; shown in the server's time zone, the table's own.
                     date=_local_time(latest.updated_at),
                 )
             )
