@@ -2,7 +2,9 @@
 
 - detector: `<out>/detect/images/{train,val}/*.jpg`, `labels/.../*.txt` (one class, oriented
   boxes as four normalised corners) and `data.yaml`;
-- identifier: `<out>/identify/{train,val}/<code>/*.jpg`, straightened card crops in 40 folders.
+- identifier: `<out>/identify/{train,val}/<code>/*.jpg`, straightened card crops in 40 folders,
+  and `none/`: crops of places that are not a card (table, card backs, the gap between cards),
+  so that the identifier can turn down a box the detector drew where there is no card.
 
 Every image is drawn from its own generator seeded by (seed, split, index), so the output does not
 depend on the number of worker processes or on their scheduling.
@@ -23,7 +25,7 @@ from scoring.cards import CARD_CODES
 
 from . import faces as face_lib
 from . import photometric
-from .scenes import LAYOUTS, Assets, render_card_crop, render_scene, warp_crop
+from .scenes import LAYOUTS, Assets, card_quad, render_card_crop, render_scene, warp_crop
 
 SPLIT_IDS = {"train": 0, "val": 1}
 # How often each deck appears in scenes; real decks bring real paper and print.
@@ -36,8 +38,16 @@ DECK_WEIGHTS = {
     "real": 2,
 }
 LAYOUT_WEIGHTS = {"grid": 0.3, "rows": 0.3, "cascade": 0.2, "scatter": 0.2}
+# Cards cut from piles for the identifier: mostly from the layouts that cover half a card, where
+# it reads worst (in grid and rows nearly the whole card shows, as in the single-card crops).
+PILE_CROP_LAYOUT_WEIGHTS = {"grid": 0.15, "rows": 0.15, "cascade": 0.35, "scatter": 0.35}
 FEW_CARDS = 0.2  # share of detector scenes with 1-6 cards
 MIN_VISIBLE = 0.3  # label a card only if at least this fraction of it shows (amodal box)
+NOT_A_CARD = "none"  # the identifier's class for a crop with no card in it
+NEGATIVES_PER_SCENE = 4
+# A crop counts as "no card" only if it overlaps every card at most this much (IoU): crops of a
+# badly boxed real card must never be taught as "no card".
+NEGATIVE_MAX_IOU = 0.1
 
 
 @dataclass(frozen=True)
@@ -184,7 +194,7 @@ def _write_pile_crop_item(job: tuple[str, int, str, int]) -> int:
     """
     split, index, out, crop_size = job
     rng = _rng(split, index, stream=4)
-    layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
+    layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[PILE_CROP_LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
     deck = _pick_deck(rng)
     n = int(rng.integers(10, 31))
     chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
@@ -198,6 +208,101 @@ def _write_pile_crop_item(job: tuple[str, int, str, int]) -> int:
         path = Path(out) / split / card.code / f"pile_{split}_{index:06d}_{k:02d}.jpg"
         cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
     return len(picked)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(IoU, share of `a` covered by `b`) of two convex quads."""
+    inter, _ = cv2.intersectConvexConvex(np.float32(a), np.float32(b))
+    area_a, area_b = cv2.contourArea(np.float32(a)), cv2.contourArea(np.float32(b))
+    union = area_a + area_b - inter
+    return (inter / union if union > 0 else 0.0), (inter / area_a if area_a > 0 else 0.0)
+
+
+def _is_clear_of_cards(quad: np.ndarray, cards: list[np.ndarray], shape: tuple[int, int]) -> bool:
+    """Mostly inside the photo, and no more than a sliver of any card in it."""
+    h, w = shape
+    inside, _ = cv2.intersectConvexConvex(
+        np.float32(quad), np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    )
+    if inside < 0.7 * cv2.contourArea(np.float32(quad)):
+        return False
+    for card in cards:
+        iou, covered = _overlap(quad, card)
+        if iou > NEGATIVE_MAX_IOU or covered > 0.3:
+            return False
+    return True
+
+
+def negative_quads(
+    rng: np.random.Generator,
+    cards: list[np.ndarray],
+    lookalikes: list[np.ndarray],
+    card_width: float,
+    shape: tuple[int, int],
+    count: int,
+    pip_share: float = 0.15,
+) -> list[np.ndarray]:
+    """Up to `count` card-shaped quads where there is no card, as a detector might wrongly draw.
+
+    Mostly card-sized boxes on the table (beside the cards, on a patterned cloth, in a shadow),
+    on card backs and phones where there are any, and now and then a small box on a card's
+    pips (what the detector draws on a close-up when it takes a pip for a card).
+    """
+    out: list[np.ndarray] = []
+    candidates = [pile_crop_quad(rng, np.float32(q)) for q in lookalikes]
+    for _ in range(count * 12):
+        if len(out) >= count:
+            break
+        if candidates:
+            quad = candidates.pop()
+        elif cards and rng.random() < pip_share:
+            card = cards[rng.integers(len(cards))]
+            center = card.mean(0) + rng.uniform(-0.25, 0.25, 2) * card_width
+            width = float(np.linalg.norm(card[1] - card[0])) * rng.uniform(0.2, 0.4)
+            quad = card_quad(*center, width, rng.uniform(0, 360))
+            if max(_overlap(quad, c)[0] for c in cards) <= NEGATIVE_MAX_IOU:
+                out.append(quad)
+            continue
+        else:
+            h, w = shape
+            quad = card_quad(
+                rng.uniform(0, w),
+                rng.uniform(0, h),
+                card_width * rng.uniform(0.6, 1.4),
+                rng.uniform(0, 360)
+                if rng.random() < 0.5
+                else rng.normal(0, 4) + 180 * rng.integers(2),
+            )
+        if _is_clear_of_cards(quad, cards, shape):
+            out.append(quad)
+    return out
+
+
+def _write_negative_item(job: tuple[str, int, str, int]) -> int:
+    """Crops with no card in them, from a generated pile (or, for training, a real photo)."""
+    split, index, out, crop_size = job
+    rng = _rng(split, index, stream=5)
+    if split == "train" and _real_photos and rng.random() < 0.2:
+        _code, photo, quad = _real_photos[rng.integers(len(_real_photos))]
+        image = photometric.camera(rng, photo.astype(np.float32))
+        cards, lookalikes = [quad], []
+        card_width = float(np.linalg.norm(quad[1] - quad[0])) * rng.uniform(0.35, 0.7)
+    else:
+        layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
+        deck = _pick_deck(rng)
+        n = int(rng.integers(1, 7)) if rng.random() < FEW_CARDS else int(rng.integers(10, 31))
+        chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
+        size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
+        scene = render_scene(rng, _assets, chosen, layout, size=size, distractor_rate=0.7)
+        image, lookalikes = scene.image, scene.lookalikes
+        cards = [c.quad for c in scene.cards]
+        card_width = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards]))
+    quads = negative_quads(rng, cards, lookalikes, card_width, image.shape[:2], NEGATIVES_PER_SCENE)
+    for k, quad in enumerate(quads):
+        crop = warp_crop(image, quad, crop_size)
+        path = Path(out) / split / NOT_A_CARD / f"none_{split}_{index:06d}_{k:02d}.jpg"
+        cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    return len(quads)
 
 
 def _run(func: Callable, jobs: list, config: GeneratorConfig, workers: int, desc: str) -> list:
@@ -301,15 +406,17 @@ def make_identification_dataset(
     crop_size: int = 160,
     workers: int = 2,
     pile_scenes: tuple[int, int] = (0, 0),
+    negative_scenes: tuple[int, int] = (0, 0),
 ) -> Path:
-    """Write the 40-class crop dataset (class folders); returns its root.
+    """Write the crop dataset (a folder per card, and `none/`); returns its root.
 
     `pile_scenes` (train, val) adds up to PILE_CROPS_PER_SCENE cards cut from that many whole
-    pile photos (`pile_*.jpg`); with n_train = n_val = 0 it adds them to an existing dataset.
+    pile photos (`pile_*.jpg`); `negative_scenes` up to NEGATIVES_PER_SCENE crops with no card
+    from that many photos (`none/`). With n_train = n_val = 0 they are added to an existing set.
     """
     out = Path(out)
     for split in SPLIT_IDS:
-        for code in CARD_CODES:
+        for code in (*CARD_CODES, NOT_A_CARD):
             (out / split / code).mkdir(parents=True, exist_ok=True)
     jobs = [("train", i, str(out), crop_size) for i in range(n_train)] + [
         ("val", i, str(out), crop_size) for i in range(n_val)
@@ -321,6 +428,11 @@ def make_identification_dataset(
     ]
     if pile_jobs:
         _run(_write_pile_crop_item, pile_jobs, config, workers, "cards cut from piles")
+    negative_jobs = [("train", i, str(out), crop_size) for i in range(negative_scenes[0])] + [
+        ("val", i, str(out), crop_size) for i in range(negative_scenes[1])
+    ]
+    if negative_jobs:
+        _run(_write_negative_item, negative_jobs, config, workers, "crops with no card")
     return out
 
 

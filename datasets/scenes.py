@@ -37,6 +37,9 @@ class Scene:
     image: np.ndarray  # BGR uint8
     layout: str
     cards: list[PlacedCard] = field(default_factory=list)
+    # Card-shaped things that are not face-up cards (card backs, phones), in image pixels:
+    # the places a detector is most tempted to see a card that is not there.
+    lookalikes: list[np.ndarray] = field(default_factory=list)
 
 
 @dataclass
@@ -211,14 +214,19 @@ def _shrink(quad: np.ndarray) -> float:
 
 def _distractor(
     rng: np.random.Generator, canvas: np.ndarray, assets: Assets, card_width: float
-) -> None:
-    """Something on the table that is not a face-up card: a card back, a coin, a pen, a phone."""
+) -> np.ndarray | None:
+    """Something on the table that is not a face-up card: a card back, a coin, a pen, a phone.
+
+    Returns the outline of a card-shaped one (a back or a phone), in table-plane pixels.
+    """
     h, w = canvas.shape[:2]
     kind = rng.choice(["back", "coin", "pen", "phone"], p=[0.4, 0.25, 0.2, 0.15])
     cx, cy = rng.uniform(0, w), rng.uniform(0, h)
     if kind == "back" and assets.backs:
         back = assets.backs[rng.integers(len(assets.backs))].astype(np.float32)
-        paste(canvas, back, card_quad(cx, cy, card_width, rng.uniform(0, 360)), rng)
+        quad = card_quad(cx, cy, card_width, rng.uniform(0, 360))
+        paste(canvas, back, quad, rng)
+        return quad
     elif kind == "coin":
         r = int(card_width * rng.uniform(0.2, 0.35))
         color = (
@@ -244,8 +252,10 @@ def _distractor(
         )
     else:
         box = ((cx, cy), (card_width * 1.1, card_width * 2.1), rng.uniform(0, 180))
-        pts = cv2.boxPoints(box).astype(np.int32)
-        cv2.fillPoly(canvas, [pts], rng.uniform(10, 50, 3).tolist(), cv2.LINE_AA)
+        pts = cv2.boxPoints(box)
+        cv2.fillPoly(canvas, [pts.astype(np.int32)], rng.uniform(10, 50, 3).tolist(), cv2.LINE_AA)
+        return pts.astype(np.float32)
+    return None
 
 
 def visible_fractions(
@@ -270,6 +280,7 @@ def render_scene(
     layout: str,
     size: tuple[int, int] = (1024, 768),
     distractors: bool = True,
+    distractor_rate: float = 0.35,
 ) -> Scene:
     """Draw `faces` (in order, back to front) in `layout` on a random table, as a phone sees it."""
     out_w, out_h = size
@@ -306,9 +317,12 @@ def render_scene(
         box = (x0 + w * 0.06, y0 + h * 0.06, w * 0.88, h * 0.88)
     card_width = float(np.linalg.norm(quads[0][1] - quads[0][0]))
 
-    if distractors and rng.random() < 0.35:
+    lookalikes = []
+    if distractors and rng.random() < distractor_rate:
         for _ in range(rng.integers(1, 3)):
-            _distractor(rng, canvas, assets, card_width)
+            outline = _distractor(rng, canvas, assets, card_width)
+            if outline is not None:
+                lookalikes.append(outline)
     for face, quad in zip(faces, quads, strict=True):
         paste(canvas, _wear(rng, face.image), quad, rng)
 
@@ -319,7 +333,8 @@ def render_scene(
         PlacedCard(f.code, q.astype(np.float32), v)
         for f, q, v in zip(faces, image_quads, fractions, strict=True)
     ]
-    return Scene(image, layout, cards)
+    seen_lookalikes = [cv2.perspectiveTransform(q[None], to_image)[0] for q in lookalikes]
+    return Scene(image, layout, cards, seen_lookalikes)
 
 
 def render_card_crop(

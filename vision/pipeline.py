@@ -3,7 +3,10 @@
 The detector runs on a downscaled copy of the photo; each card is then cut from the decoded photo
 at full working resolution (see DESIGN.md: at detector scale a card is too small to count pips).
 The identifier sees every crop twice, upright and turned half a turn, because an oriented box
-does not know which end of the card is the top; the two probability vectors are averaged.
+does not know which end of the card is the top; the two probability vectors are averaged. Its
+41st class, `none`, says a crop holds no card (a box drawn on the cloth, a card back, a pip):
+such boxes are dropped unless the detector is sure of them (a card of a deck the identifier
+has never seen must not be turned down for looking unfamiliar).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ CLOSE_UP_MIN_AREA = 0.06
 # (with fewer than two other cards to compare with) when two or more boxes cover this share of it.
 MERGE_AREA_RATIO = 1.8
 MERGE_COVERAGE = 0.5
+# The identifier's class for "no card in this crop" (datasets/build.py: NOT_A_CARD).
+NOT_A_CARD = "none"
 
 
 class ModelsMissingError(RuntimeError):
@@ -50,6 +55,8 @@ class CardRecognizer:
         deck: str = "napoletane",
         detector_imgsz: int = 416,  # the size the detector was trained at
         box_threshold: float = 0.5,
+        not_a_card_threshold: float = 0.5,
+        sure_box: float = 0.8,
     ) -> None:
         if deck not in DECK_STYLES:
             from scoring.errors import ScopaError
@@ -71,10 +78,14 @@ class CardRecognizer:
         self.identifier = YOLO(str(identifier_path), task="classify")
         self.detector_imgsz = detector_imgsz
         self.box_threshold = box_threshold
+        self.not_a_card_threshold = not_a_card_threshold
+        self.sure_box = sure_box
         self.crop_size = int(self.identifier.model.args.get("imgsz", 160))
         # The identifier's class order is its folder names sorted; map it onto DECK order once.
-        names = self.identifier.names
-        self._to_deck_order = np.array([CARD_CODES.index(names[i]) for i in range(len(names))])
+        names = [self.identifier.names[i] for i in range(len(self.identifier.names))]
+        self._card_classes = np.array([i for i, n in enumerate(names) if n != NOT_A_CARD])
+        self._to_deck_order = np.array([CARD_CODES.index(names[i]) for i in self._card_classes])
+        self._not_a_card_class = names.index(NOT_A_CARD) if NOT_A_CARD in names else None
         self._lock = threading.Lock()
 
     def _identifier_path(self) -> Path:
@@ -94,8 +105,10 @@ class CardRecognizer:
         quads, box_scores = self.detect(image)
         cards = []
         if len(quads):
-            probs = self.identify(image, quads)
-            for quad, box_score, p in zip(quads, box_scores, probs, strict=True):
+            probs, not_a_card = self.classify(image, quads)
+            for quad, box_score, p, empty in zip(quads, box_scores, probs, not_a_card, strict=True):
+                if empty >= self.not_a_card_threshold and box_score < self.sure_box:
+                    continue
                 best = int(p.argmax())
                 cards.append(
                     DetectedCard(
@@ -143,6 +156,11 @@ class CardRecognizer:
 
     def identify(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
         """(N, 40) probabilities in DECK order for the cards at `quads` in `image`."""
+        return self.classify(image, quads)[0]
+
+    def classify(self, image: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """For the crops at `quads`: (N, 40) card probabilities in DECK order, each given that
+        the crop is a card, and (N,) probabilities that it holds no card at all."""
         crops = [warp_crop(image, q, self.crop_size) for q in quads]
         batch = crops + [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
         with self._lock:
@@ -150,9 +168,14 @@ class CardRecognizer:
         raw = np.stack([r.probs.data.cpu().numpy() for r in results])
         n = len(crops)
         averaged = (raw[:n] + raw[n:]) / 2
-        probs = np.zeros_like(averaged)
-        probs[:, self._to_deck_order] = averaged
-        return probs / probs.sum(1, keepdims=True)
+        not_a_card = (
+            averaged[:, self._not_a_card_class]
+            if self._not_a_card_class is not None
+            else np.zeros(n, np.float32)
+        )
+        probs = np.zeros((n, len(CARD_CODES)), np.float32)
+        probs[:, self._to_deck_order] = averaged[:, self._card_classes]
+        return probs / np.maximum(probs.sum(1, keepdims=True), 1e-12), not_a_card
 
 
 def drop_contained(

@@ -38,8 +38,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--pile-scenes",
         type=int,
-        default=700,
+        default=2000,
         help="pile photos to cut identifier crops from (6 cards each; a tenth more for validation)",
+    )
+    p.add_argument(
+        "--negative-scenes",
+        type=int,
+        default=400,
+        help="photos to cut crops with no card from, for the identifier's `none` class (a tenth more for validation)",
     )
     p.add_argument(
         "--hold-out-deck",
@@ -175,6 +181,7 @@ def make_dataset(args: argparse.Namespace) -> int:
             args.val_crops,
             workers=args.workers,
             pile_scenes=(args.pile_scenes, args.pile_scenes // 10),
+            negative_scenes=(args.negative_scenes, args.negative_scenes // 10),
         )
         print(f"identifier dataset: {root}")
     return 0

@@ -61,3 +61,24 @@ def test_without_other_cards_coverage_tells_two_cards_from_two_pips():
     card = box(100, 100, 200, 330)
     pips = [box(130, 130, 50, 50), box(220, 350, 50, 50)]
     assert drop_contained([card, *pips], [0.6, 0.9, 0.9]) == [0]
+
+
+def _recognizer_with(boxes, scores, not_a_card):
+    """A CardRecognizer whose two models are replaced by fixed answers."""
+    from vision.pipeline import CardRecognizer
+
+    recognizer = CardRecognizer.__new__(CardRecognizer)
+    recognizer.not_a_card_threshold, recognizer.sure_box = 0.5, 0.8
+    recognizer.detect = lambda image: (boxes, scores)
+    probs = np.full((len(boxes), 40), 0.1 / 39, np.float32)
+    probs[:, 0] = 0.9
+    recognizer.classify = lambda image, quads: (probs, np.float32(not_a_card))
+    return recognizer
+
+
+def test_a_box_the_identifier_calls_empty_is_dropped_unless_the_detector_is_sure():
+    boxes = [box(10, 10, 60, 100), box(100, 10, 60, 100), box(200, 10, 60, 100)]
+    recognizer = _recognizer_with(boxes, [0.6, 0.9, 0.6], [0.9, 0.9, 0.1])
+    cards = recognizer.recognize(np.zeros((200, 300, 3), np.uint8)).cards
+    # The first box: unsure detector, empty crop -> dropped. The second: the detector is sure.
+    assert sorted(float(c.quad[0, 0]) for c in cards) == [100.0, 200.0]

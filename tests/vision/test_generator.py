@@ -108,7 +108,7 @@ def test_make_dataset_command_writes_ultralytics_layout(tmp_path):
     out = tmp_path / "data"
     args = ["make-dataset", "--out", str(out), "--shared", str(SHARED), "--workers", "1"]
     sizes = ["--scenes", "2", "--val-scenes", "1", "--crops", "3", "--val-crops", "1"]
-    sizes += ["--pile-scenes", "1"]
+    sizes += ["--pile-scenes", "1", "--negative-scenes", "2"]
     assert main(args + sizes) == 0
     images = sorted((out / "detect" / "images" / "train").glob("*.jpg"))
     labels = sorted((out / "detect" / "labels" / "train").glob("*.txt"))
@@ -128,9 +128,10 @@ def test_make_dataset_command_writes_ultralytics_layout(tmp_path):
     assert len(crops) == 3 and all(
         p.parent.name in {c.name for c in (out / "identify" / "train").iterdir()} for p in crops
     )
-    assert (
-        len(list((out / "identify" / "train").iterdir())) == 40
-    )  # a folder per card, even if empty
+    # A folder per card, even if empty, and one for crops with no card.
+    assert len(list((out / "identify" / "train").iterdir())) == 41
+    negatives = list((out / "identify" / "train" / "none").glob("none_train_*.jpg"))
+    assert 1 <= len(negatives) <= 8
 
 
 def test_pile_crop_quads_stay_close_to_the_card():
@@ -146,3 +147,32 @@ def test_pile_crop_quads_stay_close_to_the_card():
             assert polygon_iou(quad, truth) > 0.7
             # Either short side may come first, never a long one: the crop stays upright.
             assert np.linalg.norm(quad[1] - quad[0]) < np.linalg.norm(quad[2] - quad[1])
+
+
+def test_negative_quads_keep_clear_of_every_card():
+    from scopa_datasets.build import NEGATIVE_MAX_IOU, negative_quads
+    from scopa_datasets.scenes import card_quad
+    from vision.evaluate import polygon_iou
+
+    rng = np.random.default_rng(1)
+    cards = [card_quad(150 + 110 * i, 200, 100, 3 * i) for i in range(4)]
+    back = card_quad(300, 420, 100, 70)  # a card back lying on the table, below the row
+    quads = negative_quads(rng, cards, [back], 100.0, (600, 700), count=6)
+    assert len(quads) == 6
+    assert polygon_iou(quads[0], back) > 0.7  # the look-alike comes first
+    for quad in quads:
+        assert max(polygon_iou(quad, c) for c in cards) <= NEGATIVE_MAX_IOU
+
+
+@needs_shared
+def test_scene_reports_card_shaped_distractors(generator):
+    build, _ = generator
+    from scopa_datasets.scenes import render_scene
+
+    found = []
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        faces = build._assets.faces[:5]
+        scene = render_scene(rng, build._assets, faces, "grid", (640, 480), distractor_rate=1.0)
+        found += scene.lookalikes
+    assert found and all(q.shape == (4, 2) for q in found)

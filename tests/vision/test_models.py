@@ -84,3 +84,19 @@ def test_detect_command_reads_good_photos_and_names_bad_ones(tmp_path, capsys):
     assert images[1]["path"] == str(good) and images[1]["cards"][0]["card"] == "7D"
     assert len(images[1]["cards"][0]["quad"]) == 4
     assert (tmp_path / "out" / "7D.jpg").is_file()
+
+
+def test_a_box_on_the_bare_table_is_not_a_card(recognizer):
+    """The identifier's `none` class turns down boxes where there is no card."""
+    import numpy as np
+
+    from scopa_datasets.scenes import card_quad
+    from scopa_datasets.surfaces import make_surface
+
+    rng = np.random.default_rng(3)
+    tables = [make_surface(rng, 480, 640, []).astype(np.uint8) for _ in range(4)]
+    for table in tables:
+        quads = [card_quad(200, 240, 120, 0), card_quad(450, 240, 120, 30)]
+        probs, not_a_card = recognizer.classify(table, quads)
+        assert probs.shape == (2, 40) and (not_a_card > 0.5).all()
+        assert recognizer.recognize(table).cards == []
