@@ -22,6 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from scoring.cards import CARD_CODES
+from vision.types import NOT_A_CARD
 
 from . import faces as face_lib
 from . import photometric
@@ -43,7 +44,6 @@ LAYOUT_WEIGHTS = {"grid": 0.3, "rows": 0.3, "cascade": 0.2, "scatter": 0.2}
 PILE_CROP_LAYOUT_WEIGHTS = {"grid": 0.15, "rows": 0.15, "cascade": 0.35, "scatter": 0.35}
 FEW_CARDS = 0.2  # share of detector scenes with 1-6 cards
 MIN_VISIBLE = 0.3  # label a card only if at least this fraction of it shows (amodal box)
-NOT_A_CARD = "none"  # the identifier's class for a crop with no card in it
 NEGATIVES_PER_SCENE = 4
 # A crop counts as "no card" only if it overlaps every card at most this much (IoU): crops of a
 # badly boxed real card must never be taught as "no card".
@@ -260,6 +260,7 @@ def negative_quads(
             center = card.mean(0) + rng.uniform(-0.25, 0.25, 2) * card_width
             width = float(np.linalg.norm(card[1] - card[0])) * rng.uniform(0.2, 0.4)
             quad = card_quad(*center, width, rng.uniform(0, 360))
+            # Lying on a card by design, so only the IoU rule applies, not _is_clear_of_cards.
             if max(_overlap(quad, c)[0] for c in cards) <= NEGATIVE_MAX_IOU:
                 out.append(quad)
             continue

@@ -23,7 +23,7 @@ from scoring import CARD_CODES
 from . import yolo_env
 from .decode import Source, load_working_image
 from .geometry import portrait_corners, warp_crop
-from .types import DetectedCard, PhotoResult
+from .types import NOT_A_CARD, DetectedCard, PhotoResult
 
 MODELS_DIR = yolo_env.PROJECT_ROOT / "models"
 DETECTOR_FILE = "detector.pt"
@@ -38,8 +38,6 @@ CLOSE_UP_MIN_AREA = 0.06
 # (with fewer than two other cards to compare with) when two or more boxes cover this share of it.
 MERGE_AREA_RATIO = 1.8
 MERGE_COVERAGE = 0.5
-# The identifier's class for "no card in this crop" (datasets/build.py: NOT_A_CARD).
-NOT_A_CARD = "none"
 
 
 class ModelsMissingError(RuntimeError):

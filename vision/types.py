@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# The identifier's class for a crop with no card in it: the training data's folder name
+# (datasets/build.py) and what the pipeline looks for among the model's class names.
+NOT_A_CARD = "none"
+
 
 @dataclass
 class DetectedCard:
