@@ -104,14 +104,21 @@ def evaluate_single_cards(
 def evaluate_identifier_on_corners(
     recognizer: CardRecognizer, folder: Path, progress: Callable[[Iterable], Iterable] = iter
 ) -> SingleCardReport | None:
-    """The identifier alone, on the card corners given in `<folder>/quads.json` (no detector)."""
-    quads_file = Path(folder) / "quads.json"
-    if not quads_file.is_file():
+    """The identifier alone, on the card corners given in a `quads.json` (no detector).
+
+    The file sits in `folder` or, when `folder` is one deck of a set like real/dev, in its parent;
+    its keys are photo paths relative to where it sits.
+    """
+    folder = Path(folder)
+    quads_file = next(
+        (f for f in (folder / "quads.json", folder.parent / "quads.json") if f.is_file()), None
+    )
+    if quads_file is None:
         return None
     quads = json.loads(quads_file.read_text())
     report = SingleCardReport()
     for deck, code, path in progress(single_card_photos(folder)):
-        quad = quads.get(str(path.relative_to(folder)))
+        quad = quads.get(path.relative_to(quads_file.parent).as_posix())
         if quad is None:
             continue
         image, scale = load_working_image(path)

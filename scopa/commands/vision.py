@@ -132,6 +132,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--seed", type=int, default=1000, help="seed of the generated piles (training used 0)"
     )
     p.add_argument("--deck", default="napoletane")
+    p.add_argument(
+        "--models",
+        type=Path,
+        default=None,
+        help="folder with detector.pt and identifier.pt to measure instead of the committed models/ "
+        "(e.g. an identifier trained with --hold-out-deck)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=evaluate)
 
@@ -214,12 +221,14 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recognizer(deck: str):
+def _recognizer(deck: str, models: Path | None = None):
     from vision import get_recognizer
     from vision.pipeline import ModelsMissingError
 
+    if models is not None and not models.is_dir():
+        raise ScopaError(f"{models}: not a folder (give one holding detector.pt and identifier.pt)")
     try:
-        return get_recognizer(deck=deck)
+        return get_recognizer(deck=deck, models_dir=str(models) if models else None)
     except ModelsMissingError as exc:
         raise ScopaError(
             f"{exc}; train them with `scopa train` or restore models/ from git"
@@ -272,7 +281,7 @@ def _print_table(result) -> None:
 def evaluate(args: argparse.Namespace) -> int:
     from vision import evaluate as ev
 
-    recognizer = _recognizer(args.deck)
+    recognizer = _recognizer(args.deck, args.models)
     report: dict = {}
     for folder in args.photos or [DEFAULT_SHARED / "real" / "dev"]:
         if not folder.is_dir():

@@ -82,3 +82,21 @@ def test_a_box_the_identifier_calls_empty_is_dropped_unless_the_detector_is_sure
     cards = recognizer.recognize(np.zeros((200, 300, 3), np.uint8)).cards
     # The first box: unsure detector, empty crop -> dropped. The second: the detector is sure.
     assert sorted(float(c.quad[0, 0]) for c in cards) == [100.0, 200.0]
+
+
+def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour():
+    """Ultralytics suppresses oriented boxes by ProbIoU, which rates cascaded cards as more alike
+    than their outlines: the threshold must let a card that shows 30% of itself through."""
+    import torch
+    from ultralytics.utils.metrics import probiou
+
+    from vision.pipeline import NMS_IOU
+
+    w, h = 100.0, 170.0  # a Neapolitan card's proportions
+    for shown in (0.3, 0.45):
+        upper = torch.tensor([[0.0, 0.0, w, h, 0.0]])
+        lower = torch.tensor([[0.0, shown * h, w, h, 0.0]])
+        assert float(probiou(upper, lower)) < NMS_IOU
+    # ...while the same card found twice, a few pixels apart, is still one box.
+    again = torch.tensor([[3.0, 4.0, w, h, 0.02]])
+    assert float(probiou(upper, again)) > NMS_IOU

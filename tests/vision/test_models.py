@@ -70,6 +70,22 @@ def test_generated_grid_pile_is_read(recognizer):
     assert len(set(read) & set(truth)) >= 11
 
 
+@pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
+def test_every_card_of_a_tight_cascade_is_found(recognizer):
+    """Cards showing under half of themselves below their neighbour (a pile on which the
+    detector's usual box suppression lost two of fourteen cards)."""
+    from scopa_datasets.build import GeneratorConfig, iter_scenes
+    from vision.evaluate import polygon_iou
+
+    config = GeneratorConfig(shared=SHARED, seed=4244)
+    scene = next(iter_scenes(config, "val", [0], size=(1600, 1200), layout="cascade", n_cards=14))
+    result = recognizer.recognize(scene.image)
+    assert min(c.visible for c in scene.cards) < 0.5
+    for card in scene.cards:
+        assert max(polygon_iou(card.quad, c.quad) for c in result.cards) >= 0.5, card.code
+    assert len(result.cards) == 14
+
+
 @needs_real
 def test_detect_command_reads_good_photos_and_names_bad_ones(tmp_path, capsys):
     bad = tmp_path / "broken.jpg"
@@ -100,3 +116,32 @@ def test_a_box_on_the_bare_table_is_not_a_card(recognizer):
         probs, not_a_card = recognizer.classify(table, quads)
         assert probs.shape == (2, 40) and (not_a_card > 0.5).all()
         assert recognizer.recognize(table).cards == []
+
+
+@needs_real
+def test_eval_command_measures_one_deck_with_the_corners_of_its_set(tmp_path, capsys):
+    """`scopa eval --photos <set>/<deck> --models DIR`: how a held-out deck is measured."""
+    import shutil
+
+    deck = tmp_path / "set" / "mazzoDalNegro"
+    deck.mkdir(parents=True)
+    quads = json.loads((REAL / "quads.json").read_text())
+    kept = {}
+    for code in ("4C", "10S"):
+        shutil.copy(REAL / "mazzoDalNegro" / f"{code}.jpg", deck)
+        key = f"mazzoDalNegro/{code}.jpg"
+        kept[key] = quads[key]
+    (tmp_path / "set" / "quads.json").write_text(json.dumps(kept))
+    status = main(
+        ["eval", "--photos", str(deck), "--scenes", "0", "--models", str(ROOT / "models"), "--json"]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert report[str(deck)]["photos"] == 2
+    assert report[f"{deck} (identifier on given corners)"]["photos"] == 2
+
+
+def test_eval_command_names_a_models_folder_that_is_not_there(tmp_path, capsys):
+    status = main(["eval", "--scenes", "0", "--models", str(tmp_path / "nowhere")])
+    assert status == 2
+    assert "nowhere" in capsys.readouterr().err
