@@ -93,8 +93,8 @@ def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour
     from vision.pipeline import NMS_IOU
 
     w, h = 100.0, 170.0  # a Neapolitan card's proportions
+    upper = torch.tensor([[0.0, 0.0, w, h, 0.0]])  # centre x, centre y, width, height, angle
     for shown in (0.3, 0.45):
-        upper = torch.tensor([[0.0, 0.0, w, h, 0.0]])
         lower = torch.tensor([[0.0, shown * h, w, h, 0.0]])
         assert float(probiou(upper, lower)) < NMS_IOU
     # ...while the same card found twice, a few pixels apart, is still one box.
