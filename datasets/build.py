@@ -210,6 +210,60 @@ def _write_pile_crop_item(job: tuple[str, int, str, int]) -> int:
     return len(picked)
 
 
+# Boxes the detector draws on a generated pile: one this close to a card is a reading of that
+# card, one this far from every card is a box on no card; those between are left out.
+DETECTOR_BOX_CARD_IOU = 0.5
+DETECTOR_BOX_NONE_IOU = 0.15
+_detector_recognizers: dict[str, object] = {}
+
+
+def _detector_for(models_dir: str):
+    """The detector a worker cuts boxes with ("": the committed one), loaded once per process."""
+    if models_dir not in _detector_recognizers:
+        import torch
+
+        from vision.pipeline import CardRecognizer
+
+        torch.set_num_threads(1)  # one thread per worker process
+        _detector_recognizers[models_dir] = CardRecognizer(models_dir=models_dir or None)
+    return _detector_recognizers[models_dir]
+
+
+def _write_detector_box_item(job: tuple[str, int, str, int, str]) -> int:
+    """Cut the boxes a trained detector draws on a pile photo, as the recogniser will.
+
+    Its boxes on a heap are looser than the pile crops' jittered outlines (IoU 0.5-0.8 with
+    the card): the identifier must read those too. A box on a card is labelled with the card
+    it overlaps most (if that card shows at least MIN_VISIBLE); a box on no card, `none`.
+    """
+    split, index, out, crop_size, models_dir = job
+    rng = _rng(split, index, stream=6)
+    layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[PILE_CROP_LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
+    deck = _pick_deck(rng)
+    n = int(rng.integers(10, 31))
+    chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
+    size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
+    scene = render_scene(rng, _assets, chosen, layout, size=size)
+    boxes, _scores = _detector_for(models_dir).detect(scene.image)
+    written = 0
+    for k, box in enumerate(boxes):
+        ious = [_overlap(box, card.quad)[0] for card in scene.cards]
+        best = int(np.argmax(ious)) if ious else -1
+        if best >= 0 and ious[best] >= DETECTOR_BOX_CARD_IOU:
+            if scene.cards[best].visible < MIN_VISIBLE:
+                continue
+            label = scene.cards[best].code
+        elif best < 0 or ious[best] <= DETECTOR_BOX_NONE_IOU:
+            label = NOT_A_CARD
+        else:
+            continue
+        crop = warp_crop(scene.image, box, crop_size)
+        path = Path(out) / split / label / f"det_{split}_{index:06d}_{k:02d}.jpg"
+        cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        written += 1
+    return written
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     """(IoU, share of `a` covered by `b`) of two convex quads."""
     inter, _ = cv2.intersectConvexConvex(np.float32(a), np.float32(b))
@@ -408,12 +462,16 @@ def make_identification_dataset(
     workers: int = 2,
     pile_scenes: tuple[int, int] = (0, 0),
     negative_scenes: tuple[int, int] = (0, 0),
+    detector_box_scenes: tuple[int, int] = (0, 0),
+    detector_models: Path | None = None,
 ) -> Path:
     """Write the crop dataset (a folder per card, and `none/`); returns its root.
 
     `pile_scenes` (train, val) adds up to PILE_CROPS_PER_SCENE cards cut from that many whole
     pile photos (`pile_*.jpg`); `negative_scenes` up to NEGATIVES_PER_SCENE crops with no card
-    from that many photos (`none/`). With n_train = n_val = 0 they are added to an existing set.
+    from that many photos (`none/`); `detector_box_scenes` every box the detector in
+    `detector_models` draws on that many pile photos (`det_*.jpg`, cards and `none/`).
+    With n_train = n_val = 0 they are added to an existing set.
     """
     out = Path(out)
     for split in SPLIT_IDS:
@@ -434,6 +492,11 @@ def make_identification_dataset(
     ]
     if negative_jobs:
         _run(_write_negative_item, negative_jobs, config, workers, "crops with no card")
+    models = str(detector_models) if detector_models else ""
+    box_jobs = [("train", i, str(out), crop_size, models) for i in range(detector_box_scenes[0])]
+    box_jobs += [("val", i, str(out), crop_size, models) for i in range(detector_box_scenes[1])]
+    if box_jobs:
+        _run(_write_detector_box_item, box_jobs, config, workers, "detector boxes on piles")
     return out
 
 

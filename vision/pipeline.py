@@ -29,6 +29,16 @@ MODELS_DIR = yolo_env.PROJECT_ROOT / "models"
 DETECTOR_FILE = "detector.pt"
 IDENTIFIER_FILE = "identifier.pt"
 DECK_STYLES = ("napoletane", "francesi")
+# The main detector pass's input size: the size the detector was trained at.
+DETECTOR_IMGSZ = 416
+# Cards of a loose heap are small in the photo (35-70 px long at 416) and there the detector
+# misses some and draws loose boxes around others. When the photo's cards are smaller than
+# SMALL_CARD_PX at the main pass, it runs again at the size that brings them to that length
+# (at most ZOOMED_IMGSZ_MAX; also when it found no card and the photo is no close-up). Only
+# small cards are zoomed: at 512, the big pips of spread cards are taken for cards. Chosen on
+# the seed-3000 generated hands; see models/README.md.
+SMALL_CARD_PX = 60
+ZOOMED_IMGSZ_MAX = 640
 # The coarse detector pass for close-ups: its input size, and the smallest share of the photo a
 # card must cover there to count (smaller cards are the main pass's job).
 CLOSE_UP_IMGSZ = 192
@@ -58,7 +68,8 @@ class CardRecognizer:
         self,
         models_dir: str | Path | None = None,
         deck: str = "napoletane",
-        detector_imgsz: int = 416,  # the size the detector was trained at
+        detector_imgsz: int = DETECTOR_IMGSZ,
+        small_card_px: float | None = SMALL_CARD_PX,
         box_threshold: float = 0.5,
         not_a_card_threshold: float = 0.5,
         sure_box: float = 0.8,
@@ -83,6 +94,7 @@ class CardRecognizer:
         self.detector = YOLO(str(detector_path), task="obb")
         self.identifier = YOLO(str(identifier_path), task="classify")
         self.detector_imgsz = detector_imgsz
+        self.small_card_px = small_card_px
         self.box_threshold = box_threshold
         self.not_a_card_threshold = not_a_card_threshold
         self.sure_box = sure_box
@@ -136,7 +148,9 @@ class CardRecognizer:
         Two passes: the main one at `detector_imgsz`, and a coarse one at `CLOSE_UP_IMGSZ` that
         only keeps big boxes. The detector was trained mostly on whole piles, where a card is
         40-120 px at its input size; in a close-up of a few cards, shrinking the photo brings
-        them back into that range (and the main pass may take their pips for cards).
+        them back into that range (and the main pass may take their pips for cards). When the
+        main pass finds small cards, or none at all and the photo is no close-up, it runs
+        again larger (`zoomed_imgsz`) and that pass replaces it.
         """
         fine_quads, fine_scores = self._predict(image, self.detector_imgsz)
         coarse_quads, coarse_scores = self._predict(image, CLOSE_UP_IMGSZ)
@@ -146,10 +160,30 @@ class CardRecognizer:
             for i, q in enumerate(coarse_quads)
             if cv2.contourArea(q) >= CLOSE_UP_MIN_AREA * image_area
         ]
+        zoomed = None if big else self.zoomed_imgsz(image.shape[:2], fine_quads)
+        if zoomed is not None:
+            fine_quads, fine_scores = self._predict(image, zoomed)
         quads = fine_quads + [coarse_quads[i] for i in big]
         scores = fine_scores + [coarse_scores[i] for i in big]
-        keep = drop_contained(quads, scores)
+        passes = [0] * len(fine_quads) + [1] * len(big)
+        keep = drop_contained(quads, scores, passes)
         return [portrait_corners(quads[i]) for i in keep], [scores[i] for i in keep]
+
+    def zoomed_imgsz(self, shape: tuple[int, int], quads: list[np.ndarray]) -> int | None:
+        """The input size that brings the cards the main pass found (`quads`) to
+        `small_card_px`: None if they are that big already; the largest if there are none
+        (a pile too small in the photo for the main pass to see a single card)."""
+        if self.small_card_px is None:
+            return None
+        if not quads:
+            return ZOOMED_IMGSZ_MAX
+        long_sides = [max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])) for q in quads]
+        card_px = float(np.median(long_sides)) * self.detector_imgsz / max(shape)
+        if card_px >= self.small_card_px:
+            return None
+        wanted = self.detector_imgsz * self.small_card_px / card_px
+        size = min(int(round(wanted / 32)) * 32, ZOOMED_IMGSZ_MAX)  # the network's stride
+        return size if size > self.detector_imgsz else None
 
     def _predict(self, image: np.ndarray, imgsz: int) -> tuple[list[np.ndarray], list[float]]:
         with self._lock:  # ultralytics predictors keep per-call state
@@ -188,6 +222,7 @@ class CardRecognizer:
 def drop_contained(
     quads: list[np.ndarray],
     scores: list[float],
+    passes: list[int] | None = None,
     max_area_ratio: float = 0.6,
     min_inside: float = 0.75,
     same_card_iou: float = 0.5,
@@ -200,11 +235,15 @@ def drop_contained(
     neighbouring cards taken for one (as the coarse pass does on a dense pile). Every card of a
     deck has the same size, so the other cards of the photo settle it: a box much larger than
     they are is a merge. Without two other cards to compare with, pips leave most of their card
-    bare while cards side by side cover most of the box (`MERGE_COVERAGE`).
+    bare while cards side by side cover most of the box (`MERGE_COVERAGE`), unless both
+    detector passes (`passes`: which pass found each box) found the large box: a merge of
+    neighbours is an artefact of the coarse pass alone, while a close-up card whose big pips
+    the fine pass also took for cards (a 6 of coppe) is found by both.
     """
     polys = [np.float32(q).reshape(4, 2) for q in quads]
     areas = [cv2.contourArea(p) for p in polys]
     keep: list[int] = []
+    found_by_both: set[int] = set()
     for i in sorted(range(len(polys)), key=lambda k: -scores[k]):
         if areas[i] <= 0:
             continue
@@ -213,6 +252,8 @@ def drop_contained(
             overlap, _ = cv2.intersectConvexConvex(polys[i], polys[j])
             if overlap / (areas[i] + areas[j] - overlap) >= same_card_iou:
                 duplicate = True
+                if passes is not None and passes[i] != passes[j]:
+                    found_by_both.add(j)
                 break
         if not duplicate:
             keep.append(i)
@@ -238,7 +279,8 @@ def drop_contained(
             merge = areas[j] >= MERGE_AREA_RATIO * float(np.median(peers))
         else:
             merge = (
-                len(inner) >= 2
+                j not in found_by_both
+                and len(inner) >= 2
                 and covered_fraction(polys[j], [polys[i] for i in inner]) >= MERGE_COVERAGE
             )
         dropped.update([j] if merge else inner)

@@ -48,6 +48,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="photos to cut crops with no card from, for the identifier's `none` class (a tenth more for validation)",
     )
     p.add_argument(
+        "--detector-box-scenes",
+        type=int,
+        default=0,
+        help="pile photos on which the detector's own boxes are cut for the identifier, cards "
+        "and `none` (a tenth more for validation)",
+    )
+    p.add_argument(
+        "--detector-models",
+        type=Path,
+        default=None,
+        help="folder with the detector.pt that draws those boxes (default: models/)",
+    )
+    p.add_argument(
         "--hold-out-deck",
         action="append",
         default=[],
@@ -189,6 +202,8 @@ def make_dataset(args: argparse.Namespace) -> int:
             workers=args.workers,
             pile_scenes=(args.pile_scenes, args.pile_scenes // 10),
             negative_scenes=(args.negative_scenes, args.negative_scenes // 10),
+            detector_box_scenes=(args.detector_box_scenes, args.detector_box_scenes // 10),
+            detector_models=args.detector_models,
         )
         print(f"identifier dataset: {root}")
     return 0

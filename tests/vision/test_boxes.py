@@ -63,6 +63,19 @@ def test_without_other_cards_coverage_tells_two_cards_from_two_pips():
     assert drop_contained([card, *pips], [0.6, 0.9, 0.9]) == [0]
 
 
+def test_a_close_up_card_found_by_both_passes_keeps_its_place_over_big_pips():
+    # A 6 of coppe seen close: the fine pass takes three big cups for cards, which together
+    # cover most of the card, exactly as three cards side by side under a merged box would.
+    card_fine, card_coarse = box(100, 100, 300, 500), box(102, 98, 300, 500)
+    cups = [box(110, 110, 280, 150), box(110, 275, 280, 150), box(110, 440, 280, 150)]
+    scores = [0.88, 0.8, 0.7, 0.65, 0.94]
+    both = drop_contained([card_fine, *cups, card_coarse], scores, passes=[0, 0, 0, 0, 1])
+    assert both == [4]
+    # Found by the coarse pass alone, the same big box is taken for a merge of three cards.
+    alone = drop_contained([*cups, card_coarse], scores[1:], passes=[0, 0, 0, 1])
+    assert sorted(alone) == [0, 1, 2]
+
+
 def _recognizer_with(boxes, scores, not_a_card):
     """A CardRecognizer whose two models are replaced by fixed answers."""
     from vision.pipeline import CardRecognizer
@@ -100,3 +113,28 @@ def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour
     # ...while the same card found twice, a few pixels apart, is still one box.
     again = torch.tensor([[3.0, 4.0, w, h, 0.02]])
     assert float(probiou(upper, again)) > NMS_IOU
+
+
+def _sizer(small_card_px=60, detector_imgsz=416):
+    from vision.pipeline import CardRecognizer
+
+    recognizer = CardRecognizer.__new__(CardRecognizer)
+    recognizer.small_card_px, recognizer.detector_imgsz = small_card_px, detector_imgsz
+    return recognizer
+
+
+def test_a_photo_of_small_cards_is_looked_at_again_larger():
+    # 1024 px photo, cards 100 px long: 40.6 px at 416, so 416 * 60 / 40.6 = 614 -> 608.
+    cards = [box(100 + 70 * k, 100, 60, 100) for k in range(5)]
+    assert _sizer().zoomed_imgsz((768, 1024), cards) == 608
+    # Tinier cards still: the zoom stops at ZOOMED_IMGSZ_MAX.
+    tiny = [box(100 + 40 * k, 100, 30, 50) for k in range(5)]
+    assert _sizer().zoomed_imgsz((768, 1024), tiny) == 640
+
+
+def test_cards_big_enough_are_not_zoomed_and_no_card_at_all_is_zoomed_most():
+    big = [box(100 + 170 * k, 100, 160, 260) for k in range(5)]
+    assert _sizer().zoomed_imgsz((768, 1024), big) is None
+    assert _sizer().zoomed_imgsz((768, 1024), []) == 640
+    small = [box(100 + 70 * k, 100, 60, 100) for k in range(5)]
+    assert _sizer(small_card_px=None).zoomed_imgsz((768, 1024), small) is None
