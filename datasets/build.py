@@ -264,6 +264,50 @@ def _write_detector_box_item(job: tuple[str, int, str, int, str]) -> int:
     return written
 
 
+# Hard negatives: the detector's boxes, at this low a score and at these input sizes (those
+# the recogniser may use), on places with no card.
+HARD_NEGATIVE_SCORE = 0.1
+HARD_NEGATIVE_IMGSZ = (416, 512, 640)
+HARD_NEGATIVES_PER_SCENE = 8
+
+
+def _write_hard_negative_item(job: tuple[str, int, str, int, str]) -> int:
+    """Crops of what the detector takes for a card where there is none (a patch of dotted
+    cloth, a shadow's edge, a phone), on photos of a few cards: the `none` examples the
+    identifier most needs, since it is the one to turn those boxes down."""
+    split, index, out, crop_size, models_dir = job
+    rng = _rng(split, index, stream=7)
+    layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
+    deck = _pick_deck(rng)
+    n = int(rng.integers(1, 7)) if rng.random() < 0.5 else int(rng.integers(10, 31))
+    chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
+    size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
+    scene = render_scene(rng, _assets, chosen, layout, size=size, distractor_rate=0.7)
+    detector = _detector_for(models_dir).detector
+    found: list[tuple[float, np.ndarray]] = []
+    for imgsz in HARD_NEGATIVE_IMGSZ:
+        result = detector.predict(scene.image, imgsz=imgsz, conf=HARD_NEGATIVE_SCORE, verbose=False)
+        if result[0].obb is not None:
+            boxes = result[0].obb.xyxyxyxy.cpu().numpy().astype(np.float32)
+            found += zip(result[0].obb.conf.cpu().numpy().tolist(), boxes, strict=True)
+    cards = [c.quad for c in scene.cards]
+    kept: list[np.ndarray] = []
+    for _score, box in sorted(found, key=lambda f: -f[0]):
+        if len(kept) >= HARD_NEGATIVES_PER_SCENE:
+            break
+        clear = all(
+            iou <= DETECTOR_BOX_NONE_IOU and covered <= 0.3
+            for iou, covered in (_overlap(box, card) for card in cards)
+        )
+        if clear and all(_overlap(box, other)[0] < 0.5 for other in kept):
+            kept.append(box)
+    for k, box in enumerate(kept):
+        crop = warp_crop(scene.image, box, crop_size)
+        path = Path(out) / split / NOT_A_CARD / f"hard_{split}_{index:06d}_{k:02d}.jpg"
+        cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    return len(kept)
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     """(IoU, share of `a` covered by `b`) of two convex quads."""
     inter, _ = cv2.intersectConvexConvex(np.float32(a), np.float32(b))
@@ -463,6 +507,7 @@ def make_identification_dataset(
     pile_scenes: tuple[int, int] = (0, 0),
     negative_scenes: tuple[int, int] = (0, 0),
     detector_box_scenes: tuple[int, int] = (0, 0),
+    hard_negative_scenes: tuple[int, int] = (0, 0),
     detector_models: Path | None = None,
 ) -> Path:
     """Write the crop dataset (a folder per card, and `none/`); returns its root.
@@ -470,7 +515,9 @@ def make_identification_dataset(
     `pile_scenes` (train, val) adds up to PILE_CROPS_PER_SCENE cards cut from that many whole
     pile photos (`pile_*.jpg`); `negative_scenes` up to NEGATIVES_PER_SCENE crops with no card
     from that many photos (`none/`); `detector_box_scenes` every box the detector in
-    `detector_models` draws on that many pile photos (`det_*.jpg`, cards and `none/`).
+    `detector_models` draws on that many pile photos (`det_*.jpg`, cards and `none/`);
+    `hard_negative_scenes` the boxes it draws, even at a low score, where there is no card
+    (`none/hard_*.jpg`).
     With n_train = n_val = 0 they are added to an existing set.
     """
     out = Path(out)
@@ -497,6 +544,10 @@ def make_identification_dataset(
     box_jobs += [("val", i, str(out), crop_size, models) for i in range(detector_box_scenes[1])]
     if box_jobs:
         _run(_write_detector_box_item, box_jobs, config, workers, "detector boxes on piles")
+    hard_jobs = [("train", i, str(out), crop_size, models) for i in range(hard_negative_scenes[0])]
+    hard_jobs += [("val", i, str(out), crop_size, models) for i in range(hard_negative_scenes[1])]
+    if hard_jobs:
+        _run(_write_hard_negative_item, hard_jobs, config, workers, "detector boxes on no card")
     return out
 
 

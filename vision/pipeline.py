@@ -34,10 +34,10 @@ DETECTOR_IMGSZ = 416
 # Cards of a loose heap are small in the photo (35-70 px long at 416) and there the detector
 # misses some and draws loose boxes around others. When the photo's cards are smaller than
 # SMALL_CARD_PX at the main pass, it runs again at the size that brings them to that length
-# (at most ZOOMED_IMGSZ_MAX; also when it found no card and the photo is no close-up). Only
-# small cards are zoomed: at 512, the big pips of spread cards are taken for cards. Chosen on
-# the seed-3000 generated hands; see models/README.md.
-SMALL_CARD_PX = 60
+# (at most ZOOMED_IMGSZ_MAX; also when it found no card and the photo is no close-up), and the
+# boxes of both passes count. Only small cards are zoomed: at 512, the big pips of spread
+# cards are taken for cards. Chosen on the seed-3000 generated hands; see models/README.md.
+SMALL_CARD_PX = 64
 ZOOMED_IMGSZ_MAX = 640
 # The coarse detector pass for close-ups: its input size, and the smallest share of the photo a
 # card must cover there to count (smaller cards are the main pass's job).
@@ -150,7 +150,7 @@ class CardRecognizer:
         40-120 px at its input size; in a close-up of a few cards, shrinking the photo brings
         them back into that range (and the main pass may take their pips for cards). When the
         main pass finds small cards, or none at all and the photo is no close-up, it runs
-        again larger (`zoomed_imgsz`) and that pass replaces it.
+        again larger (`zoomed_imgsz`) and the boxes of both count.
         """
         fine_quads, fine_scores = self._predict(image, self.detector_imgsz)
         coarse_quads, coarse_scores = self._predict(image, CLOSE_UP_IMGSZ)
@@ -162,7 +162,10 @@ class CardRecognizer:
         ]
         zoomed = None if big else self.zoomed_imgsz(image.shape[:2], fine_quads)
         if zoomed is not None:
-            fine_quads, fine_scores = self._predict(image, zoomed)
+            # Each pass finds cards of a heap the other misses; drop_contained keeps one box
+            # per card (the better scored).
+            zoomed_quads, zoomed_scores = self._predict(image, zoomed)
+            fine_quads, fine_scores = zoomed_quads + fine_quads, zoomed_scores + fine_scores
         quads = fine_quads + [coarse_quads[i] for i in big]
         scores = fine_scores + [coarse_scores[i] for i in big]
         passes = [0] * len(fine_quads) + [1] * len(big)

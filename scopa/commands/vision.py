@@ -55,10 +55,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "and `none` (a tenth more for validation)",
     )
     p.add_argument(
+        "--hard-negative-scenes",
+        type=int,
+        default=0,
+        help="photos on which the detector's boxes on no card, even weak ones, are cut as "
+        "`none` for the identifier (a tenth more for validation)",
+    )
+    p.add_argument(
         "--detector-models",
         type=Path,
         default=None,
-        help="folder with the detector.pt that draws those boxes (default: models/)",
+        help="folder with the detector.pt that draws the boxes of the two options above "
+        "(default: models/)",
     )
     p.add_argument(
         "--hold-out-deck",
@@ -203,6 +211,7 @@ def make_dataset(args: argparse.Namespace) -> int:
             pile_scenes=(args.pile_scenes, args.pile_scenes // 10),
             negative_scenes=(args.negative_scenes, args.negative_scenes // 10),
             detector_box_scenes=(args.detector_box_scenes, args.detector_box_scenes // 10),
+            hard_negative_scenes=(args.hard_negative_scenes, args.hard_negative_scenes // 10),
             detector_models=args.detector_models,
         )
         print(f"identifier dataset: {root}")

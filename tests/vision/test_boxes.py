@@ -115,7 +115,7 @@ def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour
     assert float(probiou(upper, again)) > NMS_IOU
 
 
-def _sizer(small_card_px=60, detector_imgsz=416):
+def _sizer(small_card_px=64, detector_imgsz=416):
     from vision.pipeline import CardRecognizer
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
@@ -124,9 +124,9 @@ def _sizer(small_card_px=60, detector_imgsz=416):
 
 
 def test_a_photo_of_small_cards_is_looked_at_again_larger():
-    # 1024 px photo, cards 100 px long: 40.6 px at 416, so 416 * 60 / 40.6 = 614 -> 608.
-    cards = [box(100 + 70 * k, 100, 60, 100) for k in range(5)]
-    assert _sizer().zoomed_imgsz((768, 1024), cards) == 608
+    # 1024 px photo, cards 120 px long: 48.75 px at 416, so 416 * 64 / 48.75 = 546 -> 544.
+    cards = [box(100 + 80 * k, 100, 72, 120) for k in range(5)]
+    assert _sizer().zoomed_imgsz((768, 1024), cards) == 544
     # Tinier cards still: the zoom stops at ZOOMED_IMGSZ_MAX.
     tiny = [box(100 + 40 * k, 100, 30, 50) for k in range(5)]
     assert _sizer().zoomed_imgsz((768, 1024), tiny) == 640
@@ -138,3 +138,28 @@ def test_cards_big_enough_are_not_zoomed_and_no_card_at_all_is_zoomed_most():
     assert _sizer().zoomed_imgsz((768, 1024), []) == 640
     small = [box(100 + 70 * k, 100, 60, 100) for k in range(5)]
     assert _sizer(small_card_px=None).zoomed_imgsz((768, 1024), small) is None
+
+
+def test_the_larger_pass_adds_to_the_main_one_and_each_card_keeps_one_box():
+    from vision.pipeline import CLOSE_UP_IMGSZ
+
+    recognizer = _sizer()
+    main = [box(100 + 70 * k, 100, 48, 80) for k in range(4)]  # small cards: zoom
+    zoomed = [box(101, 101, 48, 80), box(171, 100, 48, 80), box(400, 300, 48, 80)]
+    answers = {
+        416: (main, [0.9, 0.6, 0.9, 0.9]),
+        CLOSE_UP_IMGSZ: ([], []),
+    }
+    asked = []
+
+    def predict(image, imgsz):
+        asked.append(imgsz)
+        return answers.get(imgsz, (zoomed, [0.7, 0.95, 0.8]))
+
+    recognizer._predict = predict
+    quads, scores = recognizer.detect(np.zeros((768, 1024, 3), np.uint8))
+    assert max(asked) > 416
+    # Four cards from the main pass, one more only the zoomed pass saw; the two cards both
+    # passes found keep their better-scored box.
+    assert len(quads) == 5
+    assert sorted(scores) == [0.8, 0.9, 0.9, 0.9, 0.95]

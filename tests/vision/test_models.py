@@ -163,7 +163,9 @@ def test_a_heap_of_small_cards_is_looked_at_again_larger(recognizer):
 
 
 @pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
-def test_make_dataset_cuts_the_detectors_own_boxes_with_the_card_they_lie_on(tmp_path, recognizer):
+def test_make_dataset_cuts_the_detectors_boxes_labelled_with_their_card_or_none(
+    tmp_path, recognizer
+):
     import cv2
     import numpy as np
 
@@ -173,7 +175,10 @@ def test_make_dataset_cuts_the_detectors_own_boxes_with_the_card_they_lie_on(tmp
     args = ["make-dataset", "--out", str(out), "--shared", str(SHARED), "--workers", "1"]
     args += ["--only", "identifier", "--crops", "0", "--val-crops", "0", "--pile-scenes", "0"]
     args += ["--negative-scenes", "0", "--detector-box-scenes", "2", "--seed", "11"]
+    args += ["--hard-negative-scenes", "3"]
     assert main(args) == 0
+    hard = list((out / "identify" / "train" / "none").glob("hard_train_*.jpg"))
+    assert 1 <= len(hard) <= 3 * 8
     crops = sorted((out / "identify" / "train").glob("*/det_train_*.jpg"))
     assert len(crops) >= 15  # two piles of 10-30 cards
     assert {p.parent.name for p in crops} <= {*CARD_CODES, "none"}
