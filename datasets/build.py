@@ -55,6 +55,7 @@ class GeneratorConfig:
     shared: Path
     seed: int = 0
     exclude_real_decks: tuple[str, ...] = ()  # real decks kept out of training, to measure on
+    heaps: bool = False  # detector piles mostly cascades and scatters (PILE_CROP_LAYOUT_WEIGHTS)
 
 
 _assets: Assets | None = None
@@ -108,7 +109,8 @@ def scene_for(
     rng = _rng(split, index, stream=1)
     deck = _pick_deck(rng)
     if layout is None:
-        layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
+        weights = PILE_CROP_LAYOUT_WEIGHTS if _config.heaps else LAYOUT_WEIGHTS
+        layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[weights[k] for k in LAYOUTS])]
     # Mostly whole piles (10-30 cards), sometimes a few big cards, as in a close-up photo.
     n = n_cards or (
         int(rng.integers(1, 7)) if rng.random() < FEW_CARDS else int(rng.integers(10, 31))

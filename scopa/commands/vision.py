@@ -69,6 +69,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default: models/)",
     )
     p.add_argument(
+        "--heaps",
+        action="store_true",
+        help="draw the detector's piles mostly as cascades and scatters (70%%, not 40%%)",
+    )
+    p.add_argument(
         "--hold-out-deck",
         action="append",
         default=[],
@@ -194,7 +199,10 @@ def make_dataset(args: argparse.Namespace) -> int:
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
     config = GeneratorConfig(
-        shared=args.shared, seed=args.seed, exclude_real_decks=tuple(args.hold_out_deck)
+        shared=args.shared,
+        seed=args.seed,
+        exclude_real_decks=tuple(args.hold_out_deck),
+        heaps=args.heaps,
     )
     if args.only in (None, "detector"):
         yaml = make_detection_dataset(

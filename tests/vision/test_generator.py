@@ -176,3 +176,23 @@ def test_scene_reports_card_shaped_distractors(generator):
         scene = render_scene(rng, build._assets, faces, "grid", (640, 480), distractor_rate=1.0)
         found += scene.lookalikes
     assert found and all(q.shape == (4, 2) for q in found)
+
+
+@needs_shared
+def test_heaps_draws_the_detectors_piles_mostly_as_cascades_and_scatters():
+    from scopa_datasets import build
+
+    def layouts(heaps):
+        config = build.GeneratorConfig(shared=SHARED, seed=5, heaps=heaps)
+        return [s.layout for s in build.iter_scenes(config, "train", range(10), size=(320, 240))]
+
+    plain, heaps = layouts(False), layouts(True)
+    # The same draws, with more of the unit interval given to the two overlapping layouts.
+    assert all(
+        h in ("cascade", "scatter")
+        for p, h in zip(plain, heaps, strict=True)
+        if p in ("cascade", "scatter")
+    )
+    assert sum(h in ("cascade", "scatter") for h in heaps) > sum(
+        p in ("cascade", "scatter") for p in plain
+    )
