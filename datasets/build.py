@@ -167,6 +167,23 @@ def _write_identify_item(job: tuple[str, int, str, int]) -> None:
     cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
 
 
+def _render_pile(
+    rng: np.random.Generator, layout_weights: dict[str, float], few_share: float = 0.0, **kwargs
+):
+    """A random pile photo: a layout drawn by `layout_weights`, 10-30 cards of one deck (1-6
+    with probability `few_share`), portrait or landscape; `kwargs` go to `render_scene`."""
+    layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[layout_weights[k] for k in LAYOUTS])]
+    deck = _pick_deck(rng)
+    n = (
+        int(rng.integers(1, 7))
+        if few_share and rng.random() < few_share
+        else int(rng.integers(10, 31))
+    )
+    chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
+    size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
+    return render_scene(rng, _assets, chosen, layout, size=size, **kwargs)
+
+
 PILE_CROPS_PER_SCENE = 6
 
 
@@ -196,12 +213,7 @@ def _write_pile_crop_item(job: tuple[str, int, str, int]) -> int:
     """
     split, index, out, crop_size = job
     rng = _rng(split, index, stream=4)
-    layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[PILE_CROP_LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
-    deck = _pick_deck(rng)
-    n = int(rng.integers(10, 31))
-    chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
-    size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
-    scene = render_scene(rng, _assets, chosen, layout, size=size)
+    scene = _render_pile(rng, PILE_CROP_LAYOUT_WEIGHTS)
     showing = [c for c in scene.cards if c.visible >= MIN_VISIBLE]
     picked = rng.choice(len(showing), size=min(PILE_CROPS_PER_SCENE, len(showing)), replace=False)
     for k in picked:
@@ -240,12 +252,7 @@ def _write_detector_box_item(job: tuple[str, int, str, int, str]) -> int:
     """
     split, index, out, crop_size, models_dir = job
     rng = _rng(split, index, stream=6)
-    layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[PILE_CROP_LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
-    deck = _pick_deck(rng)
-    n = int(rng.integers(10, 31))
-    chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
-    size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
-    scene = render_scene(rng, _assets, chosen, layout, size=size)
+    scene = _render_pile(rng, PILE_CROP_LAYOUT_WEIGHTS)
     boxes, _scores = _detector_for(models_dir).detect(scene.image)
     written = 0
     for k, box in enumerate(boxes):
@@ -279,12 +286,7 @@ def _write_hard_negative_item(job: tuple[str, int, str, int, str]) -> int:
     identifier most needs, since it is the one to turn those boxes down."""
     split, index, out, crop_size, models_dir = job
     rng = _rng(split, index, stream=7)
-    layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
-    deck = _pick_deck(rng)
-    n = int(rng.integers(1, 7)) if rng.random() < 0.5 else int(rng.integers(10, 31))
-    chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
-    size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
-    scene = render_scene(rng, _assets, chosen, layout, size=size, distractor_rate=0.7)
+    scene = _render_pile(rng, LAYOUT_WEIGHTS, few_share=0.5, distractor_rate=0.7)
     detector = _detector_for(models_dir).detector
     found: list[tuple[float, np.ndarray]] = []
     for imgsz in HARD_NEGATIVE_IMGSZ:
@@ -389,12 +391,7 @@ def _write_negative_item(job: tuple[str, int, str, int]) -> int:
         cards, lookalikes = [quad], []
         card_width = float(np.linalg.norm(quad[1] - quad[0])) * rng.uniform(0.35, 0.7)
     else:
-        layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[LAYOUT_WEIGHTS[k] for k in LAYOUTS])]
-        deck = _pick_deck(rng)
-        n = int(rng.integers(1, 7)) if rng.random() < FEW_CARDS else int(rng.integers(10, 31))
-        chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
-        size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
-        scene = render_scene(rng, _assets, chosen, layout, size=size, distractor_rate=0.7)
+        scene = _render_pile(rng, LAYOUT_WEIGHTS, few_share=FEW_CARDS, distractor_rate=0.7)
         image, lookalikes = scene.image, scene.lookalikes
         cards = [c.quad for c in scene.cards]
         card_width = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards]))
