@@ -145,12 +145,13 @@ class CardRecognizer:
     def detect(self, image: np.ndarray) -> tuple[list[np.ndarray], list[float]]:
         """Oriented card boxes as portrait-ordered corner quads, in `image` pixels.
 
-        Two passes: the main one at `detector_imgsz`, and a coarse one at `CLOSE_UP_IMGSZ` that
-        only keeps big boxes. The detector was trained mostly on whole piles, where a card is
-        40-120 px at its input size; in a close-up of a few cards, shrinking the photo brings
-        them back into that range (and the main pass may take their pips for cards). When the
-        main pass finds small cards, or none at all and the photo is no close-up, it runs
-        again larger (`zoomed_imgsz`) and the boxes of both count.
+        Two passes, sometimes three: the main one at `detector_imgsz`, and a coarse one at
+        `CLOSE_UP_IMGSZ` that only keeps big boxes. The detector was trained mostly on whole
+        piles, where a card is 40-120 px at its input size; in a close-up of a few cards,
+        shrinking the photo brings them back into that range (and the main pass may take their
+        pips for cards). When the main pass finds small cards, or none at all and the photo is
+        no close-up, a third pass looks at the photo larger (`zoomed_imgsz`), and the boxes of
+        both count.
         """
         fine_quads, fine_scores = self._predict(image, self.detector_imgsz)
         coarse_quads, coarse_scores = self._predict(image, CLOSE_UP_IMGSZ)
