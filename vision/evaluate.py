@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from scoring import CARD_CODES
 
 from .decode import ImageError, load_working_image
+from .geometry import polygon_iou
 from .pipeline import CardRecognizer
 from .types import PhotoResult
 
@@ -126,13 +126,6 @@ def evaluate_identifier_on_corners(
         best = int(probs.argmax())
         report.rows.append((deck, code, CARD_CODES[best], float(probs[best])))
     return report
-
-
-def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
-    a, b = np.float32(a), np.float32(b)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
-    return float(inter / union) if union > 0 else 0.0
 
 
 @dataclass

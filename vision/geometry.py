@@ -39,3 +39,11 @@ def portrait_corners(points: np.ndarray) -> np.ndarray:
     ):
         pts = np.roll(pts, 2, axis=0)
     return pts
+
+
+def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
+    a, b = np.float32(a), np.float32(b)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return float(inter / union) if union > 0 else 0.0

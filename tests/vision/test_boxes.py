@@ -82,10 +82,10 @@ def _recognizer_with(boxes, scores, not_a_card):
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
     recognizer.not_a_card_threshold, recognizer.sure_box = 0.5, 0.8
-    recognizer.detect = lambda image: (boxes, scores)
+    recognizer._detect = lambda image: (boxes, scores, [None] * len(boxes))
     probs = np.full((len(boxes), 40), 0.1 / 39, np.float32)
     probs[:, 0] = 0.9
-    recognizer.classify = lambda image, quads: (probs, np.float32(not_a_card))
+    recognizer.classify = lambda image, quads, second_looks=None: (probs, np.float32(not_a_card))
     return recognizer
 
 
@@ -163,3 +163,46 @@ def test_the_larger_pass_adds_to_the_main_one_and_each_card_keeps_one_box():
     # passes found keep their better-scored box.
     assert len(quads) == 5
     assert sorted(scores) == [0.8, 0.9, 0.9, 0.9, 0.95]
+
+
+def test_a_card_both_fine_passes_boxed_gets_the_other_pass_box_as_second_look():
+    from vision.pipeline import _second_look
+
+    zoomed = [box(100, 100, 48, 80), box(400, 300, 48, 80)]
+    main = [box(300, 100, 48, 80), box(103, 102, 48, 80)]
+    coarse = [box(0, 0, 500, 700)]
+    quads = [*zoomed, *main, *coarse]
+    second = _second_look(quads, 0, n_zoomed=2, n_fine=4)
+    assert second is not None and np.allclose(sorted(second[:, 0]), sorted(main[1][:, 0]))
+    assert _second_look(quads, 3, n_zoomed=2, n_fine=4) is not None  # and the other way round
+    assert _second_look(quads, 1, n_zoomed=2, n_fine=4) is None  # only the zoomed pass saw it
+    assert _second_look(quads, 4, n_zoomed=2, n_fine=4) is None  # a close-up box
+
+
+def test_a_card_with_a_second_look_is_read_from_both_boxes():
+    import threading
+    from types import SimpleNamespace
+
+    from vision.pipeline import CardRecognizer
+
+    def result(row):  # what ultralytics returns for one crop, as far as classify reads it
+        tensor = SimpleNamespace(cpu=lambda: SimpleNamespace(numpy=lambda: row))
+        return SimpleNamespace(probs=SimpleNamespace(data=tensor))
+
+    def read(batch, imgsz, verbose):
+        """Card 0 for a dark crop, card 1 for a light one (41 classes: 40 cards + none)."""
+        rows = [np.eye(41, dtype=np.float32)[0 if crop.mean() < 128 else 1] for crop in batch]
+        return [result(row) for row in rows]
+
+    recognizer = CardRecognizer.__new__(CardRecognizer)
+    recognizer.identifier, recognizer.crop_size = SimpleNamespace(predict=read), 32
+    recognizer._lock = threading.Lock()
+    recognizer._card_classes, recognizer._to_deck_order = np.arange(40), np.arange(40)
+    recognizer._not_a_card_class = 40
+    image = np.zeros((200, 400, 3), np.uint8)
+    image[:, 200:] = 255  # left half dark, right half light
+    dark, light = box(20, 20, 60, 100), box(250, 20, 60, 100)
+    alone, _ = recognizer.classify(image, [dark])
+    both, _ = recognizer.classify(image, [dark, dark], [light, None])
+    assert alone[0][0] == 1.0
+    assert np.allclose(both[0][:2], [0.5, 0.5]) and both[1][0] == 1.0
