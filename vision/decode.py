@@ -11,6 +11,8 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from scoring.errors import ScopaError
 
+from .yolo_env import keep_pillow_open_plain
+
 try:  # HEIC/HEIF from iPhones
     from pillow_heif import register_heif_opener
 
@@ -71,6 +73,7 @@ def load_working_image(
             fp = io.BytesIO(source)
         else:
             fp = source
+        keep_pillow_open_plain()  # if anything imported ultralytics, junk stays our error
         with Image.open(fp) as im:
             width, height = im.size
             if width * height > MAX_PIXELS:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -49,13 +50,13 @@ def keep_pillow_open_plain() -> None:
     Ultralytics wraps `Image.open` so that the first unidentified file makes it install and
     register pi-heif. Offline that fails with ModuleNotFoundError instead of Pillow's
     UnidentifiedImageError, and a junk upload would escape our decoder's error handling.
-    HEIC is already handled here by pillow-heif, so mark ultralytics' plugin as done.
+    HEIC is already handled here by pillow-heif, so mark ultralytics' plugin as done. Does
+    nothing if ultralytics is not imported (the decoder calls it before every open, whatever
+    imported ultralytics first).
     """
-    try:
-        from ultralytics.utils import patches
-    except ImportError:
-        return
-    patches._pil_plugins_registered = True
+    patches = sys.modules.get("ultralytics.utils.patches")
+    if patches is not None:
+        patches._pil_plugins_registered = True
 
 
 def _local_font() -> Path | None:
