@@ -281,19 +281,17 @@ HARD_NEGATIVES_PER_SCENE = 8
 
 
 def _write_hard_negative_item(job: tuple[str, int, str, int, str]) -> int:
-    """Crops of what the detector takes for a card where there is none (a patch of dotted
-    cloth, a shadow's edge, a phone), on photos of a few cards: the `none` examples the
-    identifier most needs, since it is the one to turn those boxes down."""
+    """Crops of what the detector takes for a card where there is none (a card back, a patch
+    of dotted cloth), on photos of piles and of a few cards: the `none` examples the identifier
+    most needs, since it is the one to turn those boxes down."""
     split, index, out, crop_size, models_dir = job
     rng = _rng(split, index, stream=7)
     scene = _render_pile(rng, LAYOUT_WEIGHTS, few_share=0.5, distractor_rate=0.7)
-    detector = _detector_for(models_dir).detector
+    recognizer = _detector_for(models_dir)
     found: list[tuple[float, np.ndarray]] = []
     for imgsz in HARD_NEGATIVE_IMGSZ:
-        result = detector.predict(scene.image, imgsz=imgsz, conf=HARD_NEGATIVE_SCORE, verbose=False)
-        if result[0].obb is not None:
-            boxes = result[0].obb.xyxyxyxy.cpu().numpy().astype(np.float32)
-            found += zip(result[0].obb.conf.cpu().numpy().tolist(), boxes, strict=True)
+        boxes, scores = recognizer.predict_boxes(scene.image, imgsz, conf=HARD_NEGATIVE_SCORE)
+        found += zip(scores, boxes, strict=True)
     cards = [c.quad for c in scene.cards]
     kept: list[np.ndarray] = []
     for _score, box in sorted(found, key=lambda f: -f[0]):

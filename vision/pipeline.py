@@ -166,8 +166,8 @@ class CardRecognizer:
         both count. A card both found keeps the better-scored box; the other is its second look,
         which the identifier reads too.
         """
-        fine_quads, fine_scores = self._predict(image, self.detector_imgsz)
-        coarse_quads, coarse_scores = self._predict(image, CLOSE_UP_IMGSZ)
+        fine_quads, fine_scores = self.predict_boxes(image, self.detector_imgsz)
+        coarse_quads, coarse_scores = self.predict_boxes(image, CLOSE_UP_IMGSZ)
         image_area = image.shape[0] * image.shape[1]
         big = [
             i
@@ -179,7 +179,7 @@ class CardRecognizer:
         if zoomed is not None:
             # Each pass finds cards of a heap the other misses; drop_contained keeps one box
             # per card (the better scored).
-            zoomed_quads, zoomed_scores = self._predict(image, zoomed)
+            zoomed_quads, zoomed_scores = self.predict_boxes(image, zoomed)
             n_zoomed = len(zoomed_quads)
             fine_quads, fine_scores = zoomed_quads + fine_quads, zoomed_scores + fine_scores
         quads = fine_quads + [coarse_quads[i] for i in big]
@@ -211,10 +211,15 @@ class CardRecognizer:
         size = min(int(round(wanted / 32)) * 32, ZOOMED_IMGSZ_MAX)  # the network's stride
         return size if size > self.detector_imgsz else None
 
-    def _predict(self, image: np.ndarray, imgsz: int) -> tuple[list[np.ndarray], list[float]]:
+    def predict_boxes(
+        self, image: np.ndarray, imgsz: int, conf: float | None = None
+    ) -> tuple[list[np.ndarray], list[float]]:
+        """One detector pass at input size `imgsz`: corner quads and scores of the boxes scoring
+        at least `conf` (default: the box threshold), before any merging."""
+        conf = self.box_threshold if conf is None else conf
         with self._lock:  # ultralytics predictors keep per-call state
             result = self.detector.predict(
-                image, imgsz=imgsz, conf=self.box_threshold, iou=self.nms_iou, verbose=False
+                image, imgsz=imgsz, conf=conf, iou=self.nms_iou, verbose=False
             )[0]
         if result.obb is None or len(result.obb) == 0:
             return [], []

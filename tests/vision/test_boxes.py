@@ -152,11 +152,11 @@ def test_the_larger_pass_adds_to_the_main_one_and_each_card_keeps_one_box():
     }
     asked = []
 
-    def predict(image, imgsz):
+    def predict(image, imgsz, conf=None):
         asked.append(imgsz)
         return answers.get(imgsz, (zoomed, [0.7, 0.95, 0.8]))
 
-    recognizer._predict = predict
+    recognizer.predict_boxes = predict
     quads, scores = recognizer.detect(np.zeros((768, 1024, 3), np.uint8))
     assert max(asked) > 416
     # Four cards from the main pass, one more only the zoomed pass saw; the two cards both
