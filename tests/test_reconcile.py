@@ -237,6 +237,40 @@ def test_extra_detections_fit_no_card_and_change_nothing():
     assert recon.states["A"][0][-1] == "extra"
 
 
+def test_a_doubtful_box_fills_a_card_no_photo_shows_but_never_beyond_doubt():
+    # The settebello is read nowhere among the cards; a box set apart as doubtful in A's
+    # photo reads it clearly. The one-of-each constraint lets it stand for the card, as an
+    # uncertain one: "no card" stays a reading to weigh, and here it decides the settebello.
+    a, b = split_deck(12)
+    a, b = [c for c in a if c != "7D"], [c for c in b if c != "7D"]
+    weak = at(len(a), "7D", p=0.97, box=0.75)
+    shown = photo(*a)
+    shown.doubtful = [weak]
+    recon = reconcile({"A": [shown], "B": [photo(*b)]}, CLASSICA)
+    assert parse_card("7D") in recon.sides["A"] and recon.complete
+    (item,) = recon.uncertain
+    assert item.card == parse_card("7D") and item.not_a_card_odds is not None
+    assert recon.states["A"][0][-1] == "uncertain"
+    assert recon.assignments["A"][0][-1] == parse_card("7D")
+    assert not recon.determinate and "settebello" in recon.deciding
+
+
+def test_a_doubtful_box_no_card_needs_is_unused_neither_extra_nor_conflict():
+    a, b = split_deck(13)
+    shown = photo(*a)
+    # One reads a card B holds (confidently), one reads nothing in particular.
+    shown.doubtful = [
+        at(len(a), b[0], p=0.99, box=0.45),
+        DetectedCard("1D", 1 / 40, np.full(len(DECK), 1 / 40), at(len(a) + 1, "1D").quad, 0.4),
+    ]
+    recon = reconcile({"A": [shown], "B": [photo(*b)]}, CLASSICA)
+    assert recon.sides == {"A": cards(*a), "B": cards(*b)}
+    assert not (recon.extra or recon.conflicts or recon.uncertain)
+    assert recon.complete and recon.determinate
+    assert recon.states["A"][0][-2:] == ["unused", "unused"]
+    assert recon.assignments["A"][0][-2:] == [None, None]
+
+
 def test_a_doubt_is_settled_by_the_card_seen_in_the_other_side():
     # The "4 or 5 of cups" case: A's detection hesitates, B's photo clearly shows the 5.
     a, b = split_deck(8)

@@ -17,19 +17,24 @@ DOUBT_BELOW = 0.8
 def annotate(
     image: np.ndarray,
     result: PhotoResult,
-    labels: Sequence[str] | None = None,
+    labels: Sequence[str | None] | None = None,
     colors: Sequence[tuple[int, int, int]] | None = None,
 ) -> np.ndarray:
     """A copy of `image` (BGR, any size) with every card of `result` outlined and labelled.
 
     `result` quads are in original-photo pixels; `image` may be that photo or a resized copy.
     Labels default to the card code and confidence; colours to green, or orange when doubtful.
+    Given labels go with `result.detections` in order (the cards, then the doubtful boxes, as
+    the reconciliation's states do); a box whose label is None is not drawn.
     """
     out = image.copy()
     sx, sy = out.shape[1] / max(result.width, 1), out.shape[0] / max(result.height, 1)
     thickness = max(2, round(max(out.shape[:2]) / 500))
     font_scale = max(0.5, max(out.shape[:2]) / 1400)
-    for i, card in enumerate(result.cards):
+    boxes = result.cards if labels is None else result.detections[: len(labels)]
+    for i, card in enumerate(boxes):
+        if labels is not None and labels[i] is None:
+            continue
         quad = (card.quad * np.float32([sx, sy])).astype(np.int32)
         color = colors[i] if colors else (CONFIDENT if card.confidence >= DOUBT_BELOW else DOUBTFUL)
         cv2.polylines(out, [quad], True, color, thickness, cv2.LINE_AA)

@@ -5,13 +5,16 @@ at full working resolution (see DESIGN.md: at detector scale a card is too small
 The identifier sees every crop twice, upright and turned half a turn, because an oriented box
 does not know which end of the card is the top; the two probability vectors are averaged. Its
 41st class, `none`, says a crop holds no card (a box drawn on the cloth, a card back, a pip):
-such boxes are dropped unless the detector is sure of them (a card of a deck the identifier
-has never seen must not be turned down for looking unfamiliar).
+such boxes are not counted as cards unless the detector is sure of them (a card of a deck the
+identifier has never seen must not be turned down for looking unfamiliar). They are kept
+apart as doubtful boxes, with those the detector scores just under its bar, for the
+reconciliation to fall back on (see `PhotoResult.doubtful`).
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -51,6 +54,11 @@ CLOSE_UP_MIN_AREA = 0.06
 # (with fewer than two other cards to compare with) when two or more boxes cover this share of it.
 MERGE_AREA_RATIO = 1.8
 MERGE_COVERAGE = 0.5
+# Boxes the detector scores from this floor up to the box threshold are not cards of the photo,
+# but are kept as doubtful boxes (with those the identifier takes for no card): in a loose heap
+# some are cards with a poor box, which the reconciliation may use for a card no photo shows
+# otherwise (see vision/reconcile). Chosen on generated hands; see models/README.md.
+DOUBTFUL_BOX_FLOOR = 0.3
 # The detector's own non-maximum suppression. Ultralytics compares oriented boxes by ProbIoU,
 # which rates two cards of a cascade far more alike than their outlines are: a card showing
 # 30% of itself below its neighbour has ProbIoU 0.65 with it (outline IoU 0.54), one showing
@@ -58,6 +66,17 @@ MERGE_COVERAGE = 0.5
 # showing about a quarter of itself or more. Two boxes of one card overlap more than that and
 # still go; `drop_contained` removes what is left.
 NMS_IOU = 0.7
+
+
+@dataclass
+class _Boxes:
+    """What the detector passes found in a photo (see `CardRecognizer._detect`)."""
+
+    quads: list[np.ndarray]
+    scores: list[float]
+    second_looks: list[np.ndarray | None]
+    weak_quads: list[np.ndarray]
+    weak_scores: list[float]
 
 
 class ModelsMissingError(RuntimeError):
@@ -77,6 +96,7 @@ class CardRecognizer:
         not_a_card_threshold: float = 0.5,
         sure_box: float = 0.8,
         nms_iou: float = NMS_IOU,
+        doubtful_box_floor: float | None = DOUBTFUL_BOX_FLOOR,
     ) -> None:
         if deck not in DECK_STYLES:
             from scoring.errors import ScopaError
@@ -102,6 +122,7 @@ class CardRecognizer:
         self.not_a_card_threshold = not_a_card_threshold
         self.sure_box = sure_box
         self.nms_iou = nms_iou
+        self.doubtful_box_floor = doubtful_box_floor
         self.crop_size = int(self.identifier.model.args.get("imgsz", 160))
         # The identifier's class order is its folder names sorted; map it onto DECK order once.
         names = [self.identifier.names[i] for i in range(len(self.identifier.names))]
@@ -124,38 +145,42 @@ class CardRecognizer:
             if path is None and isinstance(source, str | Path):
                 path = str(source)
         height, width = round(image.shape[0] * scale), round(image.shape[1] * scale)
-        quads, box_scores, second_looks = self._detect(image)
-        cards = []
-        if len(quads):
-            probs, not_a_card = self.classify(image, quads, second_looks)
-            for quad, box_score, p, empty in zip(quads, box_scores, probs, not_a_card, strict=True):
-                if empty >= self.not_a_card_threshold and box_score < self.sure_box:
-                    continue
+        boxes = self._detect(image)
+        cards, doubtful = [], []
+        quads = boxes.quads + boxes.weak_quads
+        if quads:
+            seconds = boxes.second_looks + [None] * len(boxes.weak_quads)
+            probs, not_a_card = self.classify(image, quads, seconds)
+            scores = boxes.scores + boxes.weak_scores
+            for k, (quad, box_score, p, empty) in enumerate(
+                zip(quads, scores, probs, not_a_card, strict=True)
+            ):
                 best = int(p.argmax())
-                cards.append(
-                    DetectedCard(
-                        CARD_CODES[best], float(p[best]), p, quad * scale, float(box_score)
-                    )
-                )
-        cards.sort(
-            key=lambda c: (
-                round(float(c.quad[:, 1].mean()) / max(height / 12, 1)),
-                float(c.quad[:, 0].mean()),
-            )
+                card = DetectedCard(CARD_CODES[best], float(p[best]), p, quad * scale, box_score)
+                weak = k >= len(boxes.quads)
+                turned_down = empty >= self.not_a_card_threshold and box_score < self.sure_box
+                (doubtful if weak or turned_down else cards).append(card)
+        reading_order = lambda c: (  # noqa: E731
+            round(float(c.quad[:, 1].mean()) / max(height / 12, 1)),
+            float(c.quad[:, 0].mean()),
         )
-        return PhotoResult(path, width, height, cards)
+        return PhotoResult(
+            path,
+            width,
+            height,
+            sorted(cards, key=reading_order),
+            sorted(doubtful, key=reading_order),
+        )
 
     def detect(self, image: np.ndarray) -> tuple[list[np.ndarray], list[float]]:
         """Oriented card boxes as portrait-ordered corner quads, in `image` pixels, and their
         scores (see `_detect`)."""
-        quads, scores, _ = self._detect(image)
-        return quads, scores
+        boxes = self._detect(image)
+        return boxes.quads, boxes.scores
 
-    def _detect(
-        self, image: np.ndarray
-    ) -> tuple[list[np.ndarray], list[float], list[np.ndarray | None]]:
+    def _detect(self, image: np.ndarray) -> _Boxes:
         """Card boxes, their scores, and for each a second box of the same card from the
-        other fine pass, if that pass found it too (else None).
+        other fine pass, if that pass found it too (else None); and the weak boxes.
 
         Two passes, sometimes three: the main one at `detector_imgsz`, and a coarse one at
         `CLOSE_UP_IMGSZ` that only keeps big boxes. The detector was trained mostly on whole
@@ -164,9 +189,13 @@ class CardRecognizer:
         pips for cards). When the main pass finds small cards, or none at all and the photo is
         no close-up, a third pass looks at the photo larger (`zoomed_imgsz`), and the boxes of
         both count. A card both found keeps the better-scored box; the other is its second look,
-        which the identifier reads too.
+        which the identifier reads too. Boxes of the fine passes scoring from
+        `doubtful_box_floor` up to the box threshold take no part in any of this: they come
+        back apart as weak boxes, less those that repeat a card box or lie inside one.
         """
-        fine_quads, fine_scores = self.predict_boxes(image, self.detector_imgsz)
+        fine_quads, fine_scores, weak_quads, weak_scores = self._fine_pass(
+            image, self.detector_imgsz
+        )
         coarse_quads, coarse_scores = self.predict_boxes(image, CLOSE_UP_IMGSZ)
         image_area = image.shape[0] * image.shape[1]
         big = [
@@ -179,9 +208,12 @@ class CardRecognizer:
         if zoomed is not None:
             # Each pass finds cards of a heap the other misses; drop_contained keeps one box
             # per card (the better scored).
-            zoomed_quads, zoomed_scores = self.predict_boxes(image, zoomed)
+            zoomed_quads, zoomed_scores, zoomed_weak, zoomed_weak_scores = self._fine_pass(
+                image, zoomed
+            )
             n_zoomed = len(zoomed_quads)
             fine_quads, fine_scores = zoomed_quads + fine_quads, zoomed_scores + fine_scores
+            weak_quads, weak_scores = zoomed_weak + weak_quads, zoomed_weak_scores + weak_scores
         quads = fine_quads + [coarse_quads[i] for i in big]
         scores = fine_scores + [coarse_scores[i] for i in big]
         passes = [0] * len(fine_quads) + [1] * len(big)
@@ -189,10 +221,32 @@ class CardRecognizer:
         second_looks = [
             _second_look(quads, k, n_zoomed, len(fine_quads)) if n_zoomed else None for k in keep
         ]
-        return (
+        weak = weak_boxes([quads[i] for i in keep], weak_quads, weak_scores)
+        return _Boxes(
             [portrait_corners(quads[i]) for i in keep],
             [scores[i] for i in keep],
             second_looks,
+            [portrait_corners(weak_quads[i]) for i in weak],
+            [weak_scores[i] for i in weak],
+        )
+
+    def _fine_pass(
+        self, image: np.ndarray, imgsz: int
+    ) -> tuple[list[np.ndarray], list[float], list[np.ndarray], list[float]]:
+        """One fine detector pass: the boxes scoring at least the box threshold and, apart,
+        the weak ones down to `doubtful_box_floor`. (Suppression keeps the best box first, so
+        the first two lists are what a pass at the threshold alone gives.)"""
+        floor = self.doubtful_box_floor
+        if floor is None or floor >= self.box_threshold:
+            return *self.predict_boxes(image, imgsz), [], []
+        quads, scores = self.predict_boxes(image, imgsz, conf=floor)
+        strong = [i for i, s in enumerate(scores) if s >= self.box_threshold]
+        weak = [i for i, s in enumerate(scores) if s < self.box_threshold]
+        return (
+            [quads[i] for i in strong],
+            [scores[i] for i in strong],
+            [quads[i] for i in weak],
+            [scores[i] for i in weak],
         )
 
     def zoomed_imgsz(self, shape: tuple[int, int], quads: list[np.ndarray]) -> int | None:
@@ -342,6 +396,39 @@ def drop_contained(
             )
         dropped.update([j] if merge else inner)
     return [i for i in keep if i not in dropped]
+
+
+def weak_boxes(
+    card_quads: list[np.ndarray],
+    weak_quads: list[np.ndarray],
+    weak_scores: list[float],
+    same_card_iou: float = 0.5,
+    min_inside: float = 0.75,
+) -> list[int]:
+    """Indices of the weak boxes worth a look, best first: none that repeats a card box or a
+    better weak box, lies mostly inside a card box (a part of that card), or holds most of a
+    card box (that card boxed loosely, or with its neighbours)."""
+    cards = [np.float32(q).reshape(4, 2) for q in card_quads]
+    card_areas = [cv2.contourArea(q) for q in cards]
+    kept: list[int] = []
+    for i in sorted(range(len(weak_quads)), key=lambda k: -weak_scores[k]):
+        box = np.float32(weak_quads[i]).reshape(4, 2)
+        area = cv2.contourArea(box)
+        if area <= 0:
+            continue
+        clear = True
+        for card, card_area in zip(cards, card_areas, strict=True):
+            overlap, _ = cv2.intersectConvexConvex(box, card)
+            if (
+                overlap / (area + card_area - overlap) >= same_card_iou
+                or overlap >= min_inside * area
+                or overlap >= min_inside * card_area
+            ):
+                clear = False
+                break
+        if clear and all(polygon_iou(box, weak_quads[j]) < same_card_iou for j in kept):
+            kept.append(i)
+    return kept
 
 
 def covered_fraction(outer: np.ndarray, inner: list[np.ndarray], grid: int = 64) -> float:

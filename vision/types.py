@@ -30,18 +30,31 @@ class DetectedCard:
         return {
             "card": self.card,
             "confidence": round(float(self.confidence), 4),
+            "box_confidence": round(float(self.box_confidence), 4),
             "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in self.quad],
         }
 
 
 @dataclass
 class PhotoResult:
-    """All cards found in one photo, sorted top to bottom, left to right."""
+    """All cards found in one photo, sorted top to bottom, left to right.
+
+    `doubtful` holds boxes that are not counted as cards of the photo: the detector scored
+    them under its bar, or the identifier took the crop for no card. In a loose heap some of
+    them are real cards with a poor box; the reconciliation may read one as a card that no
+    other detection accounts for (each card exists once), and reports it as uncertain.
+    """
 
     path: str | None
     width: int
     height: int
     cards: list[DetectedCard] = field(default_factory=list)
+    doubtful: list[DetectedCard] = field(default_factory=list)
+
+    @property
+    def detections(self) -> list[DetectedCard]:
+        """The cards, then the doubtful boxes: the order reconciliation indexes them in."""
+        return [*self.cards, *self.doubtful]
 
     def to_dict(self) -> dict:
         return {
@@ -49,4 +62,5 @@ class PhotoResult:
             "width": self.width,
             "height": self.height,
             "cards": [c.to_dict() for c in self.cards],
+            "doubtful": [c.to_dict() for c in self.doubtful],
         }

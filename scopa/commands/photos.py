@@ -45,8 +45,9 @@ _STATE_COLORS = {  # BGR
     "uncertain": (0, 150, 255),
     "conflict": (40, 40, 220),
     "extra": (150, 150, 150),
+    "unused": (150, 150, 150),  # not drawn
 }
-_STATE_MARKS = {"ok": "", "uncertain": "?", "conflict": "!", "extra": ""}
+_STATE_MARKS = {"ok": "", "uncertain": "?", "conflict": "!", "extra": "", "unused": ""}
 
 
 class _AppendCorrection(argparse.Action):
@@ -270,7 +271,7 @@ def _annotate(
             cards = recon.assignments[name][index]
             states = recon.states[name][index]
             labels = [
-                (card.code if card else "?") + _STATE_MARKS[state]
+                None if state == "unused" else (card.code if card else "?") + _STATE_MARKS[state]
                 for card, state in zip(cards, states, strict=True)
             ]
             colors = [_STATE_COLORS[state] for state in states]

@@ -140,7 +140,8 @@ class HandDraftStore(Protocol):
 
 
 def photo_result_to_json(result: PhotoResult) -> list[dict[str, Any]]:
-    """The detections of a photo, probabilities included, so reconciliation can be re-run."""
+    """The detections of a photo, probabilities included, so reconciliation can be re-run;
+    the doubtful boxes come last, marked."""
     return [
         {
             "card": det.card,
@@ -148,8 +149,9 @@ def photo_result_to_json(result: PhotoResult) -> list[dict[str, Any]]:
             "probs": [round(float(p), 6) for p in det.probs],
             "quad": [[round(float(x), 2), round(float(y), 2)] for x, y in det.quad],
             "box_confidence": round(float(det.box_confidence), 6),
+            **({"doubtful": True} if index >= len(result.cards) else {}),
         }
-        for det in result.cards
+        for index, det in enumerate(result.detections)
     ]
 
 
@@ -160,7 +162,7 @@ def photo_result_from_json(
 
     from vision import DetectedCard, PhotoResult
 
-    cards = [
+    found = [
         DetectedCard(
             card=det["card"],
             confidence=float(det["confidence"]),
@@ -170,7 +172,14 @@ def photo_result_from_json(
         )
         for det in detections
     ]
-    return PhotoResult(path=path, width=width, height=height, cards=cards)
+    doubtful = [bool(det.get("doubtful")) for det in detections]
+    return PhotoResult(
+        path=path,
+        width=width,
+        height=height,
+        cards=[det for det, weak in zip(found, doubtful, strict=True) if not weak],
+        doubtful=[det for det, weak in zip(found, doubtful, strict=True) if weak],
+    )
 
 
 class RepositoryDraftStore:

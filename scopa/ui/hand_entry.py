@@ -268,7 +268,10 @@ class _Entry:
         states = evaluation.states.get(photo.id, ())
         labels, colors = [], []
         for card, state in zip(assigned, states, strict=True):
-            labels.append(self.t.card(card) if card is not None else "?")
+            if state == "unused":  # a doubtful box no card needed: not drawn
+                labels.append(None)
+            else:
+                labels.append(self.t.card(card) if card is not None else "?")
             colors.append(STATUS_COLORS.get(state, GREY))
         return labels, colors
 

@@ -65,7 +65,7 @@ def recognise_photo(
 def annotated_photo(
     data: bytes,
     result: PhotoResult,
-    labels: Sequence[str],
+    labels: Sequence[str | None],
     colors: Sequence[tuple[int, int, int]],
     max_side: int = DISPLAY_SIDE,
 ) -> np.ndarray:

@@ -76,25 +76,54 @@ def test_a_close_up_card_found_by_both_passes_keeps_its_place_over_big_pips():
     assert sorted(alone) == [0, 1, 2]
 
 
-def _recognizer_with(boxes, scores, not_a_card):
+def _recognizer_with(boxes, scores, not_a_card, weak=(), weak_scores=()):
     """A CardRecognizer whose two models are replaced by fixed answers."""
-    from vision.pipeline import CardRecognizer
+    from vision.pipeline import CardRecognizer, _Boxes
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
     recognizer.not_a_card_threshold, recognizer.sure_box = 0.5, 0.8
-    recognizer._detect = lambda image: (boxes, scores, [None] * len(boxes))
-    probs = np.full((len(boxes), 40), 0.1 / 39, np.float32)
+    recognizer._detect = lambda image: _Boxes(
+        list(boxes), list(scores), [None] * len(boxes), list(weak), list(weak_scores)
+    )
+    n = len(boxes) + len(weak)
+    probs = np.full((n, 40), 0.1 / 39, np.float32)
     probs[:, 0] = 0.9
     recognizer.classify = lambda image, quads, second_looks=None: (probs, np.float32(not_a_card))
     return recognizer
 
 
-def test_a_box_the_identifier_calls_empty_is_dropped_unless_the_detector_is_sure():
+def test_a_box_the_identifier_calls_empty_is_set_apart_unless_the_detector_is_sure():
     boxes = [box(10, 10, 60, 100), box(100, 10, 60, 100), box(200, 10, 60, 100)]
     recognizer = _recognizer_with(boxes, [0.6, 0.9, 0.6], [0.9, 0.9, 0.1])
-    cards = recognizer.recognize(np.zeros((200, 300, 3), np.uint8)).cards
-    # The first box: unsure detector, empty crop -> dropped. The second: the detector is sure.
-    assert sorted(float(c.quad[0, 0]) for c in cards) == [100.0, 200.0]
+    result = recognizer.recognize(np.zeros((200, 300, 3), np.uint8))
+    # The first box: unsure detector, empty crop -> doubtful. The second: the detector is sure.
+    assert sorted(float(c.quad[0, 0]) for c in result.cards) == [100.0, 200.0]
+    assert [float(c.quad[0, 0]) for c in result.doubtful] == [10.0]
+    assert [float(c.quad[0, 0]) for c in result.detections] == [100.0, 200.0, 10.0]
+
+
+def test_a_weak_box_is_doubtful_whatever_the_identifier_says():
+    recognizer = _recognizer_with(
+        [box(10, 10, 60, 100)], [0.9], [0.0, 0.0], weak=[box(100, 10, 60, 100)], weak_scores=[0.4]
+    )
+    result = recognizer.recognize(np.zeros((200, 300, 3), np.uint8))
+    assert [c.box_confidence for c in result.cards] == [0.9]
+    assert [c.box_confidence for c in result.doubtful] == [0.4]
+    assert result.to_dict()["doubtful"][0]["box_confidence"] == 0.4
+
+
+def test_weak_boxes_repeating_or_inside_or_around_a_card_are_not_kept():
+    from vision.pipeline import weak_boxes
+
+    card = box(100, 100, 60, 100)
+    weak = [
+        box(104, 104, 60, 100),  # the card again, a little off
+        box(110, 120, 30, 30),  # a pip of the card
+        box(90, 90, 90, 130),  # the card, loosely
+        box(300, 100, 60, 100),  # clear of every card: kept
+        box(303, 102, 60, 100),  # that box again, scored lower
+    ]
+    assert weak_boxes([card], weak, [0.45, 0.4, 0.35, 0.32, 0.31]) == [3]
 
 
 def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour():
@@ -120,6 +149,7 @@ def _sizer(small_card_px=64, detector_imgsz=416):
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
     recognizer.small_card_px, recognizer.detector_imgsz = small_card_px, detector_imgsz
+    recognizer.box_threshold, recognizer.doubtful_box_floor = 0.5, 0.3
     return recognizer
 
 
@@ -145,7 +175,10 @@ def test_the_larger_pass_adds_to_the_main_one_and_each_card_keeps_one_box():
 
     recognizer = _sizer()
     main = [box(100 + 70 * k, 100, 48, 80) for k in range(4)]  # small cards: zoom
+    # The zoomed pass also scores two boxes under the bar: one clear of every card, one
+    # repeating a card.
     zoomed = [box(101, 101, 48, 80), box(171, 100, 48, 80), box(400, 300, 48, 80)]
+    zoomed += [box(600, 300, 48, 80), box(102, 100, 48, 80)]
     answers = {
         416: (main, [0.9, 0.6, 0.9, 0.9]),
         CLOSE_UP_IMGSZ: ([], []),
@@ -153,16 +186,21 @@ def test_the_larger_pass_adds_to_the_main_one_and_each_card_keeps_one_box():
     asked = []
 
     def predict(image, imgsz, conf=None):
-        asked.append(imgsz)
-        return answers.get(imgsz, (zoomed, [0.7, 0.95, 0.8]))
+        asked.append((imgsz, conf))
+        found = answers.get(imgsz, (zoomed, [0.7, 0.95, 0.8, 0.4, 0.45]))
+        keep = [i for i, score in enumerate(found[1]) if score >= (conf or 0.5)]
+        return [found[0][i] for i in keep], [found[1][i] for i in keep]
 
     recognizer.predict_boxes = predict
-    quads, scores = recognizer.detect(np.zeros((768, 1024, 3), np.uint8))
-    assert max(asked) > 416
+    boxes = recognizer._detect(np.zeros((768, 1024, 3), np.uint8))
+    assert max(size for size, _ in asked) > 416
+    assert all(conf == 0.3 for size, conf in asked if size != CLOSE_UP_IMGSZ)
     # Four cards from the main pass, one more only the zoomed pass saw; the two cards both
     # passes found keep their better-scored box.
-    assert len(quads) == 5
-    assert sorted(scores) == [0.8, 0.9, 0.9, 0.9, 0.95]
+    assert len(boxes.quads) == 5
+    assert sorted(boxes.scores) == [0.8, 0.9, 0.9, 0.9, 0.95]
+    assert boxes.weak_scores == [0.4]
+    assert recognizer.detect(np.zeros((768, 1024, 3), np.uint8))[1] == boxes.scores
 
 
 def test_a_card_both_fine_passes_boxed_gets_the_other_pass_box_as_second_look():

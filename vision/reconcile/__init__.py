@@ -16,6 +16,14 @@ the one-of-each constraint; `assignment` solves it exactly (a rectangular assign
 side has one photo, a small integer programme otherwise). Detections of one photo whose
 outlines nearly coincide are one card found twice and are merged before solving.
 
+**Doubtful boxes** (`PhotoResult.doubtful`: boxes the detector scored just under its bar, or
+whose crop the identifier took for no card) are not cards of their photo, but in a loose heap
+some are real cards with a poor box. Once the cards are read jointly, a doubtful box may stand
+for a card they leave unread (each card exists once, so a gap is worth filling); it never
+takes a card from another detection. Its "no card" reading is never more than the doubt
+margin dearer, so a card it fills is always reported uncertain, and `determinate` weighs the
+card missing. A doubtful box no card needs is "unused": neither extra nor a conflict.
+
 **The report.** Cards per side; missing cards (read nowhere); conflicts (a confident reading,
 top-1 at `conflict_confidence` or more, that the assignment had to overrule because another
 side, or another detection of the same photo, holds that card); uncertain cards (the best joint

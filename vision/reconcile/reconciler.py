@@ -11,7 +11,7 @@ import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -37,7 +37,8 @@ from .messages import Advice, make_advice
 
 ACTIONS = ("add", "remove", "move", "confirm")
 #: What each detection turned out to be, for drawing it (see `Reconciliation.states`).
-DETECTION_STATES = ("ok", "uncertain", "conflict", "extra")
+#: "unused" is a doubtful box (`PhotoResult.doubtful`) that was not needed for any card.
+DETECTION_STATES = ("ok", "uncertain", "conflict", "extra", "unused")
 _MIN_SIDES, _MAX_SIDES = 2, 4
 # Missing cards that decide the score are named one sentence each up to this many.
 _MISSING_ONE_BY_ONE = 3
@@ -231,7 +232,8 @@ class Reconciliation:
     #: The final card set of each side (deck order), in the order the sides were given.
     sides: dict[str, list[Card]]
     scope: dict[str, int]
-    #: Per side, per photo, per detection: the card it was assigned, or None (extra).
+    #: Per side, per photo, per detection (`PhotoResult.detections`: the cards, then the
+    #: doubtful boxes): the card it was assigned, or None (extra, or unused).
     assignments: dict[str, list[list[Card | None]]]
     #: Per side, per photo, per detection: one of DETECTION_STATES.
     states: dict[str, list[list[str]]]
@@ -444,6 +446,8 @@ class _Reconciler:
         self.members: list[tuple[DetectionRef, ...]] = []
         self.top: list[tuple[int, float]] = []  # each unit's top card and its probability
         self.box: list[float] = []
+        #: Units made only of doubtful boxes: never a conflict, never reported as extra.
+        self.doubtful: list[bool] = []
         self._build_units()
         self.problem = AssignmentProblem(self.units)
         #: Units held to their reading in every solve (confirmed by a correction).
@@ -453,24 +457,46 @@ class _Reconciler:
 
     def _build_units(self) -> None:
         floor = -math.log(self.settings.min_card_probability)
+        margin = -math.log(self.settings.uncertain_ratio)
         photo_id = 0
         for side_index, name in enumerate(self.names):
             allowed = np.array([self.constraints.allowed(name, card) for card in DECK])
             for photo_index, photo in enumerate(self.photos[name]):
-                for group in _duplicate_groups(photo.cards, self.settings.duplicate_iou):
-                    detections = [photo.cards[i] for i in group]
+                found = photo.detections
+                for group in _duplicate_groups(found, self.settings.duplicate_iou):
+                    detections = [found[i] for i in group]
                     probs = np.mean([_probs_of(d, name, photo_index) for d in detections], axis=0)
                     probs = probs / probs.sum()
                     costs = -np.log(np.clip(probs, 1e-12, None))
                     box = float(np.clip(max(d.box_confidence for d in detections), 0.0, 1.0))
                     extra_cost = box * floor
+                    doubtful = all(i >= len(photo.cards) for i in group)
+                    if doubtful:
+                        # Never read as a card beyond doubt: "no card" stays within the doubt
+                        # margin (a hair inside, against rounding), so the card is uncertain.
+                        extra_cost = min(extra_cost, 0.99 * margin)
                     order = np.argsort(costs, kind="stable")
                     options = tuple(int(c) for c in order if costs[c] < extra_cost and allowed[c])
                     self.units.append(Unit(side_index, photo_id, costs, extra_cost, options))
                     self.members.append(tuple(DetectionRef(name, photo_index, i) for i in group))
                     self.top.append((int(order[0]), float(probs[order[0]])))
                     self.box.append(box)
+                    self.doubtful.append(doubtful)
                 photo_id += 1
+        self._leave_doubtful_boxes_the_unread_cards()
+
+    def _leave_doubtful_boxes_the_unread_cards(self) -> None:
+        """A doubtful box may stand only for a card that the other detections, read jointly,
+        leave unread: it fills a gap, and neither competes with the cards found nor casts
+        doubt on them."""
+        if not any(self.doubtful):
+            return
+        found = AssignmentProblem([u for u, d in zip(self.units, self.doubtful) if not d]).solve()
+        read = {option for option in found.choice if option != EXTRA} if found else set()
+        for index, unit in enumerate(self.units):
+            if self.doubtful[index]:
+                options = tuple(option for option in unit.options if option not in read)
+                self.units[index] = replace(unit, options=options)
 
     def _solve(self, fixed: Mapping[int, int]) -> Solution | None:
         return self.problem.solve({**self.frozen, **fixed})
@@ -541,6 +567,7 @@ class _Reconciler:
             card, probability = self.top[index]
             if (
                 probability >= self.settings.conflict_confidence
+                and not self.doubtful[index]
                 and base.choice[index] != card
                 and card in unit.options  # not settled by a correction
                 and index not in self.frozen
@@ -767,6 +794,8 @@ class _Reconciler:
             side = self.names[self.units[index].side]
             alts = alternatives.get(index, [])
             cards = [alt for alt in alts if alt.option != EXTRA]
+            if option == EXTRA and self.doubtful[index]:
+                continue  # a doubtful box no card needed
             if option == EXTRA:
                 best, probability = self.top[index]
                 extra.append(
@@ -913,16 +942,20 @@ class _Reconciler:
     ) -> tuple[dict[str, list[list[Card | None]]], dict[str, list[list[str]]]]:
         """Each detection's card and state (one of DETECTION_STATES), per side and photo."""
         assignments = {
-            name: [[None] * len(photo.cards) for photo in self.photos[name]] for name in self.names
+            name: [[None] * len(photo.detections) for photo in self.photos[name]]
+            for name in self.names
         }
         states = {
-            name: [["ok"] * len(photo.cards) for photo in self.photos[name]] for name in self.names
+            name: [["ok"] * len(photo.detections) for photo in self.photos[name]]
+            for name in self.names
         }
         for index, option in enumerate(base.choice):
             for ref in self.members[index]:
                 assignments[ref.side][ref.photo][ref.detection] = (
                     None if option == EXTRA else DECK[option]
                 )
+                if option == EXTRA and self.doubtful[index]:
+                    states[ref.side][ref.photo][ref.detection] = "unused"
         marks = [(item.detections, "extra") for item in extra]
         marks += [(item.detections, "uncertain") for item in uncertain]
         marks += [(tuple(ref for ref, _ in item.claims), "conflict") for item in conflicts]
