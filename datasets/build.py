@@ -244,7 +244,8 @@ def _detector_for(models_dir: str):
 
 
 def _write_detector_box_item(job: tuple[str, int, str, int, str]) -> int:
-    """Cut the boxes a trained detector draws on a pile photo, as the recogniser will.
+    """Cut the boxes a trained detector draws on a pile photo, as the recogniser will: its
+    card boxes and its weak boxes (see `CardRecognizer.find_boxes`), since both are read.
 
     Its boxes on a heap are looser than the pile crops' jittered outlines (IoU 0.5-0.8 with
     the card): the identifier must read those too. A box on a card is labelled with the card
@@ -253,7 +254,8 @@ def _write_detector_box_item(job: tuple[str, int, str, int, str]) -> int:
     split, index, out, crop_size, models_dir = job
     rng = _rng(split, index, stream=6)
     scene = _render_pile(rng, PILE_CROP_LAYOUT_WEIGHTS)
-    boxes, _scores = _detector_for(models_dir).detect(scene.image)
+    found = _detector_for(models_dir).find_boxes(scene.image)
+    boxes = found.quads + found.weak_quads
     written = 0
     for k, box in enumerate(boxes):
         ious = [_overlap(box, card.quad)[0] for card in scene.cards]

@@ -69,8 +69,10 @@ NMS_IOU = 0.7
 
 
 @dataclass
-class _Boxes:
-    """What the detector passes found in a photo (see `CardRecognizer._detect`)."""
+class FoundBoxes:
+    """What the detector passes found in a photo (see `CardRecognizer.find_boxes`): the card
+    boxes (portrait-ordered corner quads in image pixels) with their scores and second looks,
+    and apart the weak boxes, scored from `doubtful_box_floor` up to the box threshold."""
 
     quads: list[np.ndarray]
     scores: list[float]
@@ -145,7 +147,7 @@ class CardRecognizer:
             if path is None and isinstance(source, str | Path):
                 path = str(source)
         height, width = round(image.shape[0] * scale), round(image.shape[1] * scale)
-        boxes = self._detect(image)
+        boxes = self.find_boxes(image)
         cards, doubtful = [], []
         quads = boxes.quads + boxes.weak_quads
         if quads:
@@ -174,11 +176,11 @@ class CardRecognizer:
 
     def detect(self, image: np.ndarray) -> tuple[list[np.ndarray], list[float]]:
         """Oriented card boxes as portrait-ordered corner quads, in `image` pixels, and their
-        scores (see `_detect`)."""
-        boxes = self._detect(image)
+        scores (see `find_boxes`)."""
+        boxes = self.find_boxes(image)
         return boxes.quads, boxes.scores
 
-    def _detect(self, image: np.ndarray) -> _Boxes:
+    def find_boxes(self, image: np.ndarray) -> FoundBoxes:
         """Card boxes, their scores, and for each a second box of the same card from the
         other fine pass, if that pass found it too (else None); and the weak boxes.
 
@@ -222,7 +224,7 @@ class CardRecognizer:
             _second_look(quads, k, n_zoomed, len(fine_quads)) if n_zoomed else None for k in keep
         ]
         weak = weak_boxes([quads[i] for i in keep], weak_quads, weak_scores)
-        return _Boxes(
+        return FoundBoxes(
             [portrait_corners(quads[i]) for i in keep],
             [scores[i] for i in keep],
             second_looks,

@@ -78,11 +78,11 @@ def test_a_close_up_card_found_by_both_passes_keeps_its_place_over_big_pips():
 
 def _recognizer_with(boxes, scores, not_a_card, weak=(), weak_scores=()):
     """A CardRecognizer whose two models are replaced by fixed answers."""
-    from vision.pipeline import CardRecognizer, _Boxes
+    from vision.pipeline import CardRecognizer, FoundBoxes
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
     recognizer.not_a_card_threshold, recognizer.sure_box = 0.5, 0.8
-    recognizer._detect = lambda image: _Boxes(
+    recognizer.find_boxes = lambda image: FoundBoxes(
         list(boxes), list(scores), [None] * len(boxes), list(weak), list(weak_scores)
     )
     n = len(boxes) + len(weak)
@@ -192,7 +192,7 @@ def test_the_larger_pass_adds_to_the_main_one_and_each_card_keeps_one_box():
         return [found[0][i] for i in keep], [found[1][i] for i in keep]
 
     recognizer.predict_boxes = predict
-    boxes = recognizer._detect(np.zeros((768, 1024, 3), np.uint8))
+    boxes = recognizer.find_boxes(np.zeros((768, 1024, 3), np.uint8))
     assert max(size for size, _ in asked) > 416
     assert all(conf == 0.3 for size, conf in asked if size != CLOSE_UP_IMGSZ)
     # Four cards from the main pass, one more only the zoomed pass saw; the two cards both

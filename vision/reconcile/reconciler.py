@@ -491,7 +491,10 @@ class _Reconciler:
         doubt on them."""
         if not any(self.doubtful):
             return
-        found = AssignmentProblem([u for u, d in zip(self.units, self.doubtful) if not d]).solve()
+        sure = [
+            unit for unit, doubtful in zip(self.units, self.doubtful, strict=True) if not doubtful
+        ]
+        found = AssignmentProblem(sure).solve()
         read = {option for option in found.choice if option != EXTRA} if found else set()
         for index, unit in enumerate(self.units):
             if self.doubtful[index]:
