@@ -42,8 +42,8 @@ DETECTOR_IMGSZ = 416
 # cards are taken for cards. Chosen on the seed-3000 generated hands; see models/README.md.
 SMALL_CARD_PX = 64
 ZOOMED_IMGSZ_MAX = 640
-# Two boxes of the two fine passes overlapping this much outline the same card; the identifier
-# reads both and averages (seed-3000 hands: scatter cards on the right side 98.4% -> 98.9%).
+# Boxes of two fine looks overlapping this much outline the same card; the identifier reads
+# each and averages (seed-3000 hands: scatter cards on the right side 98.4% -> 98.9%).
 SECOND_LOOK_IOU = 0.5
 # The coarse detector pass for close-ups: its input size, and the smallest share of the photo a
 # card must cover there to count (smaller cards are the main pass's job).
@@ -72,11 +72,12 @@ NMS_IOU = 0.7
 class FoundBoxes:
     """What the detector passes found in a photo (see `CardRecognizer.find_boxes`): the card
     boxes (portrait-ordered corner quads in image pixels) with their scores and second looks,
-    and apart the weak boxes, scored from `doubtful_box_floor` up to the box threshold."""
+    and apart the weak boxes, scored from `doubtful_box_floor` up to the box threshold. A
+    card's other looks are the boxes the other fine looks drew around it."""
 
     quads: list[np.ndarray]
     scores: list[float]
-    second_looks: list[np.ndarray | None]
+    other_looks: list[list[np.ndarray]]
     weak_quads: list[np.ndarray]
     weak_scores: list[float]
 
@@ -99,6 +100,7 @@ class CardRecognizer:
         sure_box: float = 0.8,
         nms_iou: float = NMS_IOU,
         doubtful_box_floor: float | None = DOUBTFUL_BOX_FLOOR,
+        mirrored_look: bool = True,
     ) -> None:
         if deck not in DECK_STYLES:
             from scoring.errors import ScopaError
@@ -125,6 +127,7 @@ class CardRecognizer:
         self.sure_box = sure_box
         self.nms_iou = nms_iou
         self.doubtful_box_floor = doubtful_box_floor
+        self.mirrored_look = mirrored_look
         self.crop_size = int(self.identifier.model.args.get("imgsz", 160))
         # The identifier's class order is its folder names sorted; map it onto DECK order once.
         names = [self.identifier.names[i] for i in range(len(self.identifier.names))]
@@ -151,8 +154,8 @@ class CardRecognizer:
         cards, doubtful = [], []
         quads = boxes.quads + boxes.weak_quads
         if quads:
-            seconds = boxes.second_looks + [None] * len(boxes.weak_quads)
-            probs, not_a_card = self.classify(image, quads, seconds)
+            others = boxes.other_looks + [[] for _ in boxes.weak_quads]
+            probs, not_a_card = self.classify(image, quads, others)
             scores = boxes.scores + boxes.weak_scores
             for k, (quad, box_score, p, empty) in enumerate(
                 zip(quads, scores, probs, not_a_card, strict=True)
@@ -181,23 +184,22 @@ class CardRecognizer:
         return boxes.quads, boxes.scores
 
     def find_boxes(self, image: np.ndarray) -> FoundBoxes:
-        """Card boxes, their scores, and for each a second box of the same card from the
-        other fine pass, if that pass found it too (else None); and the weak boxes.
+        """Card boxes, their scores, and for each the boxes other fine looks drew around the
+        same card; and the weak boxes.
 
-        Two passes, sometimes three: the main one at `detector_imgsz`, and a coarse one at
+        Two passes, sometimes more: the main one at `detector_imgsz`, and a coarse one at
         `CLOSE_UP_IMGSZ` that only keeps big boxes. The detector was trained mostly on whole
         piles, where a card is 40-120 px at its input size; in a close-up of a few cards,
         shrinking the photo brings them back into that range (and the main pass may take their
         pips for cards). When the main pass finds small cards, or none at all and the photo is
-        no close-up, a third pass looks at the photo larger (`zoomed_imgsz`), and the boxes of
-        both count. A card both found keeps the better-scored box; the other is its second look,
-        which the identifier reads too. Boxes of the fine passes scoring from
+        no close-up, the detector looks at the photo larger (`zoomed_imgsz`), and at its mirror
+        image at that size too (`mirrored_look`): each look finds cards of a heap the others
+        miss, and the boxes of all count. A card found by several keeps the best-scored box,
+        and the identifier reads the others too. Boxes of the fine looks scoring from
         `doubtful_box_floor` up to the box threshold take no part in any of this: they come
         back apart as weak boxes, less those that repeat a card box or lie inside one.
         """
-        fine_quads, fine_scores, weak_quads, weak_scores = self._fine_pass(
-            image, self.detector_imgsz
-        )
+        looks = [self._fine_pass(image, self.detector_imgsz)]
         coarse_quads, coarse_scores = self.predict_boxes(image, CLOSE_UP_IMGSZ)
         image_area = image.shape[0] * image.shape[1]
         big = [
@@ -205,29 +207,26 @@ class CardRecognizer:
             for i, q in enumerate(coarse_quads)
             if cv2.contourArea(q) >= CLOSE_UP_MIN_AREA * image_area
         ]
-        zoomed = None if big else self.zoomed_imgsz(image.shape[:2], fine_quads)
-        n_zoomed = 0
+        zoomed = None if big else self.zoomed_imgsz(image.shape[:2], looks[0][0])
         if zoomed is not None:
-            # Each pass finds cards of a heap the other misses; drop_contained keeps one box
-            # per card (the better scored).
-            zoomed_quads, zoomed_scores, zoomed_weak, zoomed_weak_scores = self._fine_pass(
-                image, zoomed
-            )
-            n_zoomed = len(zoomed_quads)
-            fine_quads, fine_scores = zoomed_quads + fine_quads, zoomed_scores + fine_scores
-            weak_quads, weak_scores = zoomed_weak + weak_quads, zoomed_weak_scores + weak_scores
+            # The larger looks first: on a tie drop_contained keeps the earlier box.
+            larger = [self._fine_pass(image, zoomed)]
+            if self.mirrored_look:
+                larger.append(self._mirrored_fine_pass(image, zoomed))
+            looks = larger + looks
+        fine_quads = [q for look in looks for q in look[0]]
+        look_of = [k for k, look in enumerate(looks) for _ in look[0]]
         quads = fine_quads + [coarse_quads[i] for i in big]
-        scores = fine_scores + [coarse_scores[i] for i in big]
+        scores = [s for look in looks for s in look[1]] + [coarse_scores[i] for i in big]
         passes = [0] * len(fine_quads) + [1] * len(big)
         keep = drop_contained(quads, scores, passes)
-        second_looks = [
-            _second_look(quads, k, n_zoomed, len(fine_quads)) if n_zoomed else None for k in keep
-        ]
+        weak_quads = [q for look in looks for q in look[2]]
+        weak_scores = [s for look in looks for s in look[3]]
         weak = weak_boxes([quads[i] for i in keep], weak_quads, weak_scores)
         return FoundBoxes(
             [portrait_corners(quads[i]) for i in keep],
             [scores[i] for i in keep],
-            second_looks,
+            [_other_looks(fine_quads, look_of, i) for i in keep],
             [portrait_corners(weak_quads[i]) for i in weak],
             [weak_scores[i] for i in weak],
         )
@@ -250,6 +249,18 @@ class CardRecognizer:
             [quads[i] for i in weak],
             [scores[i] for i in weak],
         )
+
+    def _mirrored_fine_pass(
+        self, image: np.ndarray, imgsz: int
+    ) -> tuple[list[np.ndarray], list[float], list[np.ndarray], list[float]]:
+        """`_fine_pass` on the photo's mirror image, its boxes mapped back onto the photo."""
+        right = image.shape[1] - 1
+        quads, scores, weak_quads, weak_scores = self._fine_pass(
+            np.ascontiguousarray(image[:, ::-1]), imgsz
+        )
+        # Mirroring reverses the corners' turning order: reverse them back.
+        back = lambda q: np.float32(np.c_[right - q[::-1, 0], q[::-1, 1]])  # noqa: E731
+        return [back(q) for q in quads], scores, [back(q) for q in weak_quads], weak_scores
 
     def zoomed_imgsz(self, shape: tuple[int, int], quads: list[np.ndarray]) -> int | None:
         """The input size that brings the cards the main pass found (`quads`) to
@@ -290,22 +301,25 @@ class CardRecognizer:
         self,
         image: np.ndarray,
         quads: list[np.ndarray],
-        second_looks: list[np.ndarray | None] | None = None,
+        other_looks: list[list[np.ndarray]] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """For the crops at `quads`: (N, 40) card probabilities in DECK order, each given that
-        the crop is a card, and (N,) probabilities that it holds no card at all. A card with a
-        second box (`second_looks`) is read from both, the readings averaged."""
+        the crop is a card, and (N,) probabilities that it holds no card at all. A card with
+        other boxes (`other_looks`) is read from each, the readings averaged."""
         n = len(quads)
-        seconds = [(i, q) for i, q in enumerate(second_looks or []) if q is not None]
-        crops = [warp_crop(image, q, self.crop_size) for q in [*quads, *(q for _, q in seconds)]]
+        others = [(i, q) for i, looks in enumerate(other_looks or []) for q in looks]
+        crops = [warp_crop(image, q, self.crop_size) for q in [*quads, *(q for _, q in others)]]
         batch = crops + [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
         with self._lock:
             results = self.identifier.predict(batch, imgsz=self.crop_size, verbose=False)
         raw = np.stack([r.probs.data.cpu().numpy() for r in results])
         per_crop = (raw[: len(crops)] + raw[len(crops) :]) / 2
-        averaged = per_crop[:n].copy()
-        for row, (i, _) in enumerate(seconds, start=n):
-            averaged[i] = (per_crop[i] + per_crop[row]) / 2
+        summed = per_crop[:n].copy()
+        reads = np.ones(n, np.float32)
+        for row, (i, _) in enumerate(others, start=n):
+            summed[i] += per_crop[row]
+            reads[i] += 1
+        averaged = summed / reads[:, None]
         not_a_card = (
             averaged[:, self._not_a_card_class]
             if self._not_a_card_class is not None
@@ -316,20 +330,20 @@ class CardRecognizer:
         return probs / np.maximum(probs.sum(1, keepdims=True), 1e-12), not_a_card
 
 
-def _second_look(
-    quads: list[np.ndarray], kept: int, n_zoomed: int, n_fine: int
-) -> np.ndarray | None:
-    """The box of the other fine pass (zoomed boxes come first, then the main pass's) that
-    outlines the same card as box `kept`, or None."""
-    if kept >= n_fine:  # a close-up box of the coarse pass
-        return None
-    others = range(n_zoomed, n_fine) if kept < n_zoomed else range(n_zoomed)
-    best, best_iou = None, SECOND_LOOK_IOU
-    for j in others:
+def _other_looks(quads: list[np.ndarray], look_of: list[int], kept: int) -> list[np.ndarray]:
+    """From each fine look other than box `kept`'s own (`look_of`: the look of each of
+    `quads`), the box that outlines the same card, if it drew one. A box beyond `quads` (a
+    close-up box of the coarse pass) has none."""
+    if kept >= len(quads):
+        return []
+    best: dict[int, tuple[float, int]] = {}
+    for j, look in enumerate(look_of):
+        if look == look_of[kept]:
+            continue
         iou = polygon_iou(quads[kept], quads[j])
-        if iou >= best_iou:
-            best, best_iou = j, iou
-    return None if best is None else portrait_corners(quads[best])
+        if iou >= SECOND_LOOK_IOU and iou > best.get(look, (0.0, -1))[0]:
+            best[look] = (iou, j)
+    return [portrait_corners(quads[j]) for _, (_, j) in sorted(best.items())]
 
 
 def drop_contained(

@@ -302,7 +302,8 @@ def detect(args: argparse.Namespace) -> int:
 def _print_table(result) -> None:
     from scoring import parse_card
 
-    print(f"{result.path}  ({result.width}x{result.height}): {len(result.cards)} cards")
+    doubtful = f", {len(result.doubtful)} doubtful boxes set apart" if result.doubtful else ""
+    print(f"{result.path}  ({result.width}x{result.height}): {len(result.cards)} cards{doubtful}")
     for i, card in enumerate(result.cards, 1):
         x, y = card.quad.mean(0)
         print(

@@ -1,5 +1,6 @@
 """Merging the detector's boxes: duplicates and parts of a card go, overlapping cards stay."""
 
+import cv2
 import numpy as np
 
 from vision.pipeline import drop_contained
@@ -83,12 +84,12 @@ def _recognizer_with(boxes, scores, not_a_card, weak=(), weak_scores=()):
     recognizer = CardRecognizer.__new__(CardRecognizer)
     recognizer.not_a_card_threshold, recognizer.sure_box = 0.5, 0.8
     recognizer.find_boxes = lambda image: FoundBoxes(
-        list(boxes), list(scores), [None] * len(boxes), list(weak), list(weak_scores)
+        list(boxes), list(scores), [[] for _ in boxes], list(weak), list(weak_scores)
     )
     n = len(boxes) + len(weak)
     probs = np.full((n, 40), 0.1 / 39, np.float32)
     probs[:, 0] = 0.9
-    recognizer.classify = lambda image, quads, second_looks=None: (probs, np.float32(not_a_card))
+    recognizer.classify = lambda image, quads, other_looks=None: (probs, np.float32(not_a_card))
     return recognizer
 
 
@@ -150,6 +151,7 @@ def _sizer(small_card_px=64, detector_imgsz=416):
     recognizer = CardRecognizer.__new__(CardRecognizer)
     recognizer.small_card_px, recognizer.detector_imgsz = small_card_px, detector_imgsz
     recognizer.box_threshold, recognizer.doubtful_box_floor = 0.5, 0.3
+    recognizer.mirrored_look = False
     return recognizer
 
 
@@ -203,21 +205,43 @@ def test_the_larger_pass_adds_to_the_main_one_and_each_card_keeps_one_box():
     assert recognizer.detect(np.zeros((768, 1024, 3), np.uint8))[1] == boxes.scores
 
 
-def test_a_card_both_fine_passes_boxed_gets_the_other_pass_box_as_second_look():
-    from vision.pipeline import _second_look
+def test_a_card_several_fine_looks_boxed_gets_their_other_boxes():
+    from vision.pipeline import _other_looks
 
     zoomed = [box(100, 100, 48, 80), box(400, 300, 48, 80)]
+    mirrored = [box(98, 101, 48, 80), box(101, 99, 48, 80)]  # the second: a worse overlap
     main = [box(300, 100, 48, 80), box(103, 102, 48, 80)]
-    coarse = [box(0, 0, 500, 700)]
-    quads = [*zoomed, *main, *coarse]
-    second = _second_look(quads, 0, n_zoomed=2, n_fine=4)
-    assert second is not None and np.allclose(sorted(second[:, 0]), sorted(main[1][:, 0]))
-    assert _second_look(quads, 3, n_zoomed=2, n_fine=4) is not None  # and the other way round
-    assert _second_look(quads, 1, n_zoomed=2, n_fine=4) is None  # only the zoomed pass saw it
-    assert _second_look(quads, 4, n_zoomed=2, n_fine=4) is None  # a close-up box
+    quads = [*zoomed, *mirrored, *main]
+    look_of = [0, 0, 1, 1, 2, 2]
+    others = _other_looks(quads, look_of, 0)
+    # One box from each other look, the best-overlapping one: mirrored[1], then main[1].
+    assert len(others) == 2
+    assert np.allclose(sorted(others[0][:, 0]), sorted(mirrored[1][:, 0]))
+    assert np.allclose(sorted(others[1][:, 0]), sorted(main[1][:, 0]))
+    assert _other_looks(quads, look_of, 1) == []  # only the zoomed look saw it
+    assert _other_looks(quads, look_of, 6) == []  # beyond the fine boxes: a close-up box
 
 
-def test_a_card_with_a_second_look_is_read_from_both_boxes():
+def test_the_mirrored_look_maps_its_boxes_back_onto_the_photo():
+    recognizer = _sizer()
+    card = box(100, 50, 40, 70)  # where the card is in the photo, 400 px wide
+
+    def predict(image, imgsz, conf=None):
+        # The detector sees the mirror image: the card's left edge at 399 - 140 = 259.
+        assert image[60, 120].sum() == 0 and image[60, 270].sum() > 0
+        return [box(259, 50, 40, 70)], [0.9]
+
+    recognizer.predict_boxes = predict
+    image = np.zeros((200, 400, 3), np.uint8)
+    image[:, 100:141] = 255
+    quads, scores, _, _ = recognizer._mirrored_fine_pass(image, 416)
+    assert scores == [0.9]
+    assert np.allclose(sorted(quads[0][:, 0]), sorted(card[:, 0]))
+    # The corners keep the turning order of the detector's boxes (the signed area's sign).
+    assert cv2.contourArea(quads[0], oriented=True) * cv2.contourArea(card, oriented=True) > 0
+
+
+def test_a_card_with_other_looks_is_read_from_every_box():
     import threading
     from types import SimpleNamespace
 
@@ -241,6 +265,27 @@ def test_a_card_with_a_second_look_is_read_from_both_boxes():
     image[:, 200:] = 255  # left half dark, right half light
     dark, light = box(20, 20, 60, 100), box(250, 20, 60, 100)
     alone, _ = recognizer.classify(image, [dark])
-    both, _ = recognizer.classify(image, [dark, dark], [light, None])
+    both, _ = recognizer.classify(image, [dark, dark], [[light], []])
     assert alone[0][0] == 1.0
     assert np.allclose(both[0][:2], [0.5, 0.5]) and both[1][0] == 1.0
+    three, _ = recognizer.classify(image, [dark], [[light, light]])
+    assert np.allclose(three[0][:2], [1 / 3, 2 / 3])
+
+
+def test_only_photos_of_small_cards_get_the_mirrored_look():
+    from vision.pipeline import CLOSE_UP_IMGSZ
+
+    for card_size, looks_at_zoom in (((48, 80), 2), ((160, 260), 0)):
+        recognizer = _sizer()
+        recognizer.mirrored_look = True
+        cards = [box(100 + 200 * k, 100, *card_size) for k in range(4)]
+        asked = []
+
+        def predict(image, imgsz, conf=None, cards=cards, asked=asked):
+            asked.append(imgsz)
+            return ([], []) if imgsz == CLOSE_UP_IMGSZ else (cards, [0.9] * len(cards))
+
+        recognizer.predict_boxes = predict
+        recognizer.find_boxes(np.zeros((768, 1024, 3), np.uint8))
+        assert asked.count(416) == 1
+        assert len([size for size in asked if size not in (416, CLOSE_UP_IMGSZ)]) == looks_at_zoom
