@@ -17,6 +17,7 @@ import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -71,13 +72,22 @@ NMS_IOU = 0.7
 @dataclass
 class FoundBoxes:
     """What the detector passes found in a photo (see `CardRecognizer.find_boxes`): the card
-    boxes (portrait-ordered corner quads in image pixels) with their scores and second looks,
+    boxes (portrait-ordered corner quads in image pixels) with their scores and other looks,
     and apart the weak boxes, scored from `doubtful_box_floor` up to the box threshold. A
     card's other looks are the boxes the other fine looks drew around it."""
 
     quads: list[np.ndarray]
     scores: list[float]
     other_looks: list[list[np.ndarray]]
+    weak_quads: list[np.ndarray]
+    weak_scores: list[float]
+
+
+class _PassBoxes(NamedTuple):
+    """One fine detector pass's boxes (raw corner quads), strong and weak apart."""
+
+    quads: list[np.ndarray]
+    scores: list[float]
     weak_quads: list[np.ndarray]
     weak_scores: list[float]
 
@@ -208,21 +218,21 @@ class CardRecognizer:
             for i, q in enumerate(coarse_quads)
             if cv2.contourArea(q) >= CLOSE_UP_MIN_AREA * image_area
         ]
-        zoomed = None if big else self.zoomed_imgsz(image.shape[:2], looks[0][0])
+        zoomed = None if big else self.zoomed_imgsz(image.shape[:2], looks[0].quads)
         if zoomed is not None:
             # The larger looks first: on a tie drop_contained keeps the earlier box.
             larger = [self._fine_pass(image, zoomed)]
             if self.mirrored_look:
                 larger.append(self._mirrored_fine_pass(image, zoomed))
             looks = larger + looks
-        fine_quads = [q for look in looks for q in look[0]]
-        look_of = [k for k, look in enumerate(looks) for _ in look[0]]
+        fine_quads = [q for look in looks for q in look.quads]
+        look_of = [k for k, look in enumerate(looks) for _ in look.quads]
         quads = fine_quads + [coarse_quads[i] for i in big]
-        scores = [s for look in looks for s in look[1]] + [coarse_scores[i] for i in big]
+        scores = [s for look in looks for s in look.scores] + [coarse_scores[i] for i in big]
         passes = [0] * len(fine_quads) + [1] * len(big)
         keep = drop_contained(quads, scores, passes)
-        weak_quads = [q for look in looks for q in look[2]]
-        weak_scores = [s for look in looks for s in look[3]]
+        weak_quads = [q for look in looks for q in look.weak_quads]
+        weak_scores = [s for look in looks for s in look.weak_scores]
         weak = weak_boxes([quads[i] for i in keep], weak_quads, weak_scores)
         return FoundBoxes(
             [portrait_corners(quads[i]) for i in keep],
@@ -232,36 +242,35 @@ class CardRecognizer:
             [weak_scores[i] for i in weak],
         )
 
-    def _fine_pass(
-        self, image: np.ndarray, imgsz: int
-    ) -> tuple[list[np.ndarray], list[float], list[np.ndarray], list[float]]:
+    def _fine_pass(self, image: np.ndarray, imgsz: int) -> _PassBoxes:
         """One fine detector pass: the boxes scoring at least the box threshold and, apart,
         the weak ones down to `doubtful_box_floor`. (Suppression keeps the best box first, so
         the first two lists are what a pass at the threshold alone gives.)"""
         floor = self.doubtful_box_floor
         if floor is None or floor >= self.box_threshold:
-            return *self.predict_boxes(image, imgsz), [], []
+            return _PassBoxes(*self.predict_boxes(image, imgsz), [], [])
         quads, scores = self.predict_boxes(image, imgsz, conf=floor)
         strong = [i for i, s in enumerate(scores) if s >= self.box_threshold]
         weak = [i for i, s in enumerate(scores) if s < self.box_threshold]
-        return (
+        return _PassBoxes(
             [quads[i] for i in strong],
             [scores[i] for i in strong],
             [quads[i] for i in weak],
             [scores[i] for i in weak],
         )
 
-    def _mirrored_fine_pass(
-        self, image: np.ndarray, imgsz: int
-    ) -> tuple[list[np.ndarray], list[float], list[np.ndarray], list[float]]:
+    def _mirrored_fine_pass(self, image: np.ndarray, imgsz: int) -> _PassBoxes:
         """`_fine_pass` on the photo's mirror image, its boxes mapped back onto the photo."""
         right = image.shape[1] - 1
-        quads, scores, weak_quads, weak_scores = self._fine_pass(
-            np.ascontiguousarray(image[:, ::-1]), imgsz
-        )
+        found = self._fine_pass(np.ascontiguousarray(image[:, ::-1]), imgsz)
         # Mirroring reverses the corners' turning order: reverse them back.
         back = lambda q: np.float32(np.c_[right - q[::-1, 0], q[::-1, 1]])  # noqa: E731
-        return [back(q) for q in quads], scores, [back(q) for q in weak_quads], weak_scores
+        return _PassBoxes(
+            [back(q) for q in found.quads],
+            found.scores,
+            [back(q) for q in found.weak_quads],
+            found.weak_scores,
+        )
 
     def zoomed_imgsz(self, shape: tuple[int, int], quads: list[np.ndarray]) -> int | None:
         """The input size that brings the cards the main pass found (`quads`) to
