@@ -63,6 +63,14 @@ _real_photos: list[tuple[str, np.ndarray, np.ndarray]] = []
 _config: GeneratorConfig | None = None
 
 
+def _crop_name(kind: str, split: str, index: int, k: int | None = None) -> str:
+    """A crop's file name: its kind, the seed, the split, the photo and the box. The seed makes
+    the crops of data sets drawn with different seeds distinct, so that they can be merged
+    into one folder (by hard links) without one replacing another."""
+    box = "" if k is None else f"_{k:02d}"
+    return f"{kind}_s{_config.seed}_{split}_{index:06d}{box}.jpg"
+
+
 def _init_worker(config: GeneratorConfig) -> None:
     """Load faces, backs and surfaces once per process."""
     global _assets, _config, _real_photos
@@ -163,7 +171,7 @@ def _write_identify_item(job: tuple[str, int, str, int]) -> None:
         face = _assets.faces[rng.integers(len(_assets.faces))]
         code = face.code
         crop = render_card_crop(rng, _assets, face, crop_size)
-    path = Path(out) / split / code / f"{split}_{index:06d}.jpg"
+    path = Path(out) / split / code / _crop_name("card", split, index)
     cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
 
 
@@ -219,7 +227,7 @@ def _write_pile_crop_item(job: tuple[str, int, str, int]) -> int:
     for k in picked:
         card = showing[k]
         crop = warp_crop(scene.image, pile_crop_quad(rng, card.quad), crop_size)
-        path = Path(out) / split / card.code / f"pile_{split}_{index:06d}_{k:02d}.jpg"
+        path = Path(out) / split / card.code / _crop_name("pile", split, index, k)
         cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
     return len(picked)
 
@@ -269,7 +277,7 @@ def _write_detector_box_item(job: tuple[str, int, str, int, str]) -> int:
         else:
             continue
         crop = warp_crop(scene.image, box, crop_size)
-        path = Path(out) / split / label / f"det_{split}_{index:06d}_{k:02d}.jpg"
+        path = Path(out) / split / label / _crop_name("det", split, index, k)
         cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
         written += 1
     return written
@@ -307,7 +315,7 @@ def _write_hard_negative_item(job: tuple[str, int, str, int, str]) -> int:
             kept.append(box)
     for k, box in enumerate(kept):
         crop = warp_crop(scene.image, box, crop_size)
-        path = Path(out) / split / NOT_A_CARD / f"hard_{split}_{index:06d}_{k:02d}.jpg"
+        path = Path(out) / split / NOT_A_CARD / _crop_name("hard", split, index, k)
         cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
     return len(kept)
 
@@ -398,7 +406,7 @@ def _write_negative_item(job: tuple[str, int, str, int]) -> int:
     quads = negative_quads(rng, cards, lookalikes, card_width, image.shape[:2], NEGATIVES_PER_SCENE)
     for k, quad in enumerate(quads):
         crop = warp_crop(image, quad, crop_size)
-        path = Path(out) / split / NOT_A_CARD / f"none_{split}_{index:06d}_{k:02d}.jpg"
+        path = Path(out) / split / NOT_A_CARD / _crop_name("none", split, index, k)
         cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
     return len(quads)
 

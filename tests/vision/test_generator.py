@@ -120,8 +120,8 @@ def test_make_dataset_command_writes_ultralytics_layout(tmp_path):
         len((out / "detect" / "labels" / "train" / f"{real[0].stem}.txt").read_text().split()) == 9
     )
     assert "names:\n  0: card" in (out / "detect" / "data.yaml").read_text()
-    crops = list((out / "identify" / "train").glob("*/train_*.jpg"))
-    pile_crops = list((out / "identify" / "train").glob("*/pile_train_*.jpg"))
+    crops = list((out / "identify" / "train").glob("*/card_s*_train_*.jpg"))
+    pile_crops = list((out / "identify" / "train").glob("*/pile_s*_train_*.jpg"))
     assert 1 <= len(pile_crops) <= 6 and all(
         cv2.imread(str(p)).shape == (160, 160, 3) for p in pile_crops
     )
@@ -130,7 +130,7 @@ def test_make_dataset_command_writes_ultralytics_layout(tmp_path):
     )
     # A folder per card, even if empty, and one for crops with no card.
     assert len(list((out / "identify" / "train").iterdir())) == 41
-    negatives = list((out / "identify" / "train" / "none").glob("none_train_*.jpg"))
+    negatives = list((out / "identify" / "train" / "none").glob("none_s*_train_*.jpg"))
     assert 1 <= len(negatives) <= 8
 
 
@@ -196,3 +196,16 @@ def test_heaps_draws_the_detectors_piles_mostly_as_cascades_and_scatters():
     assert sum(h in ("cascade", "scatter") for h in heaps) > sum(
         p in ("cascade", "scatter") for p in plain
     )
+
+
+def test_crops_of_different_seeds_have_different_names(monkeypatch):
+    """Data sets drawn with different seeds are merged by hard links: no name may repeat."""
+    from types import SimpleNamespace
+
+    from scopa_datasets import build
+
+    names = []
+    for seed in (7, 10):
+        monkeypatch.setattr(build, "_config", SimpleNamespace(seed=seed))
+        names.append(build._crop_name("det", "train", 0, 22))
+    assert names == ["det_s7_train_000000_22.jpg", "det_s10_train_000000_22.jpg"]

@@ -177,9 +177,9 @@ def test_make_dataset_cuts_the_detectors_boxes_labelled_with_their_card_or_none(
     args += ["--negative-scenes", "0", "--detector-box-scenes", "2", "--seed", "11"]
     args += ["--hard-negative-scenes", "3"]
     assert main(args) == 0
-    hard = list((out / "identify" / "train" / "none").glob("hard_train_*.jpg"))
+    hard = list((out / "identify" / "train" / "none").glob("hard_s*_train_*.jpg"))
     assert 1 <= len(hard) <= 3 * 8
-    crops = sorted((out / "identify" / "train").glob("*/det_train_*.jpg"))
+    crops = sorted((out / "identify" / "train").glob("*/det_s*_train_*.jpg"))
     assert len(crops) >= 15  # two piles of 10-30 cards
     assert {p.parent.name for p in crops} <= {*CARD_CODES, "none"}
     images = [cv2.imread(str(p)) for p in crops]
