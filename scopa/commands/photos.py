@@ -47,7 +47,7 @@ _STATE_COLORS = {  # BGR
     "extra": (150, 150, 150),
     "unused": (150, 150, 150),  # not drawn
 }
-_STATE_MARKS = {"ok": "", "uncertain": "?", "conflict": "!", "extra": "", "unused": ""}
+_STATE_MARKS = {"ok": "", "uncertain": "?", "conflict": "!", "extra": ""}
 
 
 class _AppendCorrection(argparse.Action):
