@@ -121,9 +121,9 @@ def start_match(
     at: AppTest, *, preset: str | None = None, table: str | None = None, names=()
 ) -> AppTest:
     if preset is not None:
-        at.selectbox(key="setup:preset").set_value(preset).run()
+        at.selectbox(key="setup:preset:it").set_value(preset).run()
     if table is not None:
-        at.radio(key="setup:format").set_value(table).run()
+        at.radio(key="setup:format:it").set_value(table).run()
     for n, name in enumerate(names, start=1):
         at.text_input(key=f"setup:name:{table or 'pairs'}:{n}").input(name)
     at.button(key="setup:start").click().run()
@@ -247,13 +247,13 @@ def test_page_opens_in_italian_and_switches_to_english(db_url):
 
 def test_setup_follows_the_preset_and_keeps_every_option(db_url, repo):
     at = new_app()
-    at.selectbox(key="setup:preset").set_value("torneo-assi").run()
+    at.selectbox(key="setup:preset:it").set_value("torneo-assi").run()
     assert at.number_input(key="setup:target").value == 31
     assert at.toggle(key="setup:napola").value and at.toggle(key="setup:napoleone").value
     at.number_input(key="setup:target").set_value(21)
     at.toggle(key="setup:re_bello").set_value(True)
-    at.radio(key="setup:missing_suit").set_value("count")
-    at.radio(key="setup:format").set_value("four").run()
+    at.radio(key="setup:missing_suit:it").set_value("count")
+    at.radio(key="setup:format:it").set_value("four").run()
     for n, name in enumerate(["Anna", "Bruno", "Carla", "Dario"], start=1):
         at.text_input(key=f"setup:name:four:{n}").input(name)
     at.button(key="setup:start").click().run()
@@ -272,6 +272,23 @@ def test_setup_follows_the_preset_and_keeps_every_option(db_url, repo):
     assert rules.primiera_missing_suit == "count"
     assert at.query_params["match"] == str(stored.id)
     assert list(totals(at)) == ["Anna", "Bruno", "Carla", "Dario"]
+
+
+def test_setup_survives_a_switch_to_english_before_starting(db_url, repo):
+    at = new_app()
+    at.selectbox(key="setup:preset:it").set_value("assi").run()
+    at.radio(key="setup:format:it").set_value("three").run()
+    at.segmented_control(key="lang").set_value("en").run()
+    check_no_exception(at)
+    # Every translated choice keeps what was chosen, now in English.
+    preset = at.selectbox(key="setup:preset:en")
+    assert preset.value == "assi" and preset.format_func("assi").startswith("Scopa d'Assi")
+    assert at.radio(key="setup:format:en").value == "three"
+    assert at.radio(key="setup:missing_suit:en").value == "lose"
+    at.button(key="setup:start").click().run()
+    check_no_exception(at)
+    stored = repo.list_matches()[0]
+    assert Rules.from_spec(stored.rules).preset == "assi" and len(stored.sides) == 3
 
 
 def test_setup_refuses_two_sides_with_one_name(db_url, repo):

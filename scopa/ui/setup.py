@@ -28,6 +28,30 @@ def _k(name: str) -> str:
     return f"{KEY}:{name}"
 
 
+# The choices whose options are shown translated. Streamlit keeps such a widget's value as the
+# label it showed, so a widget drawn in another language no longer finds it: each choice lives
+# under its own key, and its widget has one key per language, seeded from it.
+CHOICES = ("preset", "missing_suit", "deck", "format")
+
+
+def _widget_key(name: str, lang: str) -> str:
+    return _k(f"{name}:{lang}")
+
+
+def _keep_choice(name: str, lang: str) -> None:
+    st.session_state[_k(name)] = st.session_state[_widget_key(name, lang)]
+    if name == "preset":
+        _apply_preset()
+
+
+def _choice(widget, label: str, options, name: str, t: Translator, **kwargs):
+    """A translated choice (radio, selectbox, segmented control) that survives a language switch."""
+    key = _widget_key(name, t.lang)
+    st.session_state[key] = st.session_state[_k(name)]
+    widget(label, options, key=key, on_change=_keep_choice, args=(name, t.lang), **kwargs)
+    return st.session_state[_k(name)]
+
+
 def _apply_preset() -> None:
     """Set every option widget to the chosen preset's value."""
     preset = PRESETS[st.session_state[_k("preset")]]
@@ -47,40 +71,48 @@ def render_match_setup(t: Translator) -> MatchSetup | None:
     """The set-up form; returns the new match's set-up on the run its button is pressed."""
     if _k("preset") not in st.session_state:
         st.session_state[_k("preset")] = "classica"
+        st.session_state[_k("deck")] = DEFAULT_DECK
+        st.session_state[_k("format")] = next(iter(FORMATS))
         _apply_preset()
 
-    st.selectbox(
+    _choice(
+        st.selectbox,
         t("setup.preset"),
         list(PRESETS),
+        "preset",
+        t,
         format_func=lambda name: t(f"preset.{name}"),
-        key=_k("preset"),
-        on_change=_apply_preset,
     )
     with st.expander(t("setup.options"), icon=":material/tune:"):
         st.number_input(t("setup.target"), min_value=1, max_value=100, step=1, key=_k("target"))
         st.caption(t("setup.target_help"))
         for option in BOOLEAN_OPTIONS:
             st.toggle(t(f"option.{option}"), key=_k(option), help=t(f"option.{option}.help"))
-        st.radio(
+        _choice(
+            st.radio,
             t("option.primiera_missing_suit"),
             ("lose", "count"),
+            "missing_suit",
+            t,
             format_func=lambda rule: t(f"option.missing_suit.{rule}"),
-            key=_k("missing_suit"),
         )
-        st.segmented_control(
+        _choice(
+            st.segmented_control,
             t("setup.deck"),
             DECKS,
+            "deck",
+            t,
             format_func=lambda deck: t(f"deck.{deck}"),
-            default=DEFAULT_DECK,
             required=True,
-            key=_k("deck"),
         )
 
-    table_format = st.radio(
+    table_format = _choice(
+        st.radio,
         t("setup.format"),
         list(FORMATS),
+        "format",
+        t,
         format_func=lambda name: t(f"format.{name}"),
-        key=_k("format"),
         horizontal=True,
     )
     defaults = _default_names(t, table_format)
