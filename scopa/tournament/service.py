@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import hashlib
+import hmac
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -168,13 +169,13 @@ class TournamentService:
 
     def referee(self, tournament_id: int, password: str, *, client: str = "") -> RefereeDesk:
         """The referee's desk; AccessDenied (after a delay) for a wrong password."""
+        key, scope = f"referee:{tournament_id}:{client or 'unknown'}", f"referee:{tournament_id}"
         stored = self.db.read(lambda s: _get_tournament(s, tournament_id).referee_password_hash)
-        key = f"referee:{tournament_id}:{client}"
+        self.throttle.check(key, scope)
         if not verify_password(password, stored):
-            self.throttle.fail(key)
+            self.throttle.fail(key, scope)
             raise AccessDenied("referee password: wrong password")
-        self.throttle.succeed(key)
-        return RefereeDesk(self, tournament_id)
+        return RefereeDesk(self, tournament_id, password_hash=stored)
 
     def local_referee(self, tournament_id: int) -> RefereeDesk:
         """The referee's desk without a password, for the command line.
@@ -187,25 +188,33 @@ class TournamentService:
 
     def table(self, code: str, *, client: str = "") -> TableDesk:
         """The desk of the match that `code` opens; AccessDenied (after a delay) if none does."""
+        # Codes are looked up across all tournaments, so all table codes share one scope.
+        key, scope = f"table:{client or 'unknown'}", "table"
+        self.throttle.check(key, scope)
         normalized = normalize_table_code(code)
         match_id = self.db.read(
             lambda s: s.scalar(select(Match.id).where(Match.table_code == normalized))
         )
-        key = f"table:{client}"
         if match_id is None or not normalized:
-            self.throttle.fail(key)
+            self.throttle.fail(key, scope)
             raise AccessDenied("table code: no match has this code")
-        self.throttle.succeed(key)
         return TableDesk(self, match_id, normalized)
 
     # -- shared by the desks ----------------------------------------------------------------------
 
     def _submit(
-        self, match_id: int, submission: HandSubmission, actor: str, code: str | None
+        self,
+        match_id: int,
+        submission: HandSubmission,
+        actor: str,
+        code: str | None,
+        check: Callable[[Session], None] | None = None,
     ) -> HandView:
         """Record a hand once, whatever the number of retries or concurrent submissions."""
 
         def work(session: Session) -> HandView:
+            if check is not None:
+                check(session)
             match = _lock_match(session, match_id, code)
             hand = _record_hand(session, match, submission, actor)
             return _hand_view(session, hand)
@@ -224,7 +233,7 @@ class TournamentService:
             )
             if existing is None:
                 raise
-            return self._submit(match_id, submission, actor, code)
+            return self._submit(match_id, submission, actor, code, check)
 
 
 class TableDesk:
@@ -450,10 +459,22 @@ class TableDesk:
 class RefereeDesk:
     """The referee's powers over one tournament."""
 
-    def __init__(self, service: TournamentService, tournament_id: int) -> None:
+    def __init__(
+        self, service: TournamentService, tournament_id: int, *, password_hash: str | None = None
+    ) -> None:
+        """`password_hash`: the hash the desk was opened with; once the password changes, the
+        desk stops working (None: the command line's desk, opened without a password)."""
         self._service = service
-        self._db = service.db
+        self._password_hash = password_hash
+        self._db = _CheckedDatabase(service.db, self._check_still_valid)
         self.tournament_id = tournament_id
+
+    def _check_still_valid(self, session: Session) -> None:
+        if self._password_hash is None:
+            return
+        current = _get_tournament(session, self.tournament_id).referee_password_hash
+        if not hmac.compare_digest(current, self._password_hash):
+            raise AccessDenied("referee password: it was changed; log in again")
 
     @property
     def service(self) -> TournamentService:
@@ -745,13 +766,18 @@ class RefereeDesk:
             _log(session, self.tournament_id, REFEREE, "password-changed", {})
 
         self._db.write(work)
+        # Every other desk opened with the old password now fails its check; this one goes on.
+        if self._password_hash is not None:
+            self._password_hash = password_hash
 
     # -- hands ------------------------------------------------------------------------------------
 
     def submit_hand(self, match_id: int, submission: HandSubmission) -> HandView:
         """Enter a hand for a match in the referee's name (e.g. a table without a phone)."""
         self._db.read(lambda s: self._match(s, match_id))
-        return self._service._submit(match_id, submission, actor=REFEREE, code=None)
+        return self._service._submit(
+            match_id, submission, actor=REFEREE, code=None, check=self._check_still_valid
+        )
 
     def hands(self, match_id: int) -> list[HandView]:
         return self._db.read(lambda s: _hand_views(s, self._match(s, match_id).id))
@@ -908,6 +934,27 @@ class RefereeDesk:
             match = _lock_match(session, match.id, None)
             session.refresh(hand)
         return hand, match
+
+
+class _CheckedDatabase:
+    """A desk's door to the database: every transaction first runs `check` inside it."""
+
+    def __init__(self, db: Database, check: Callable[[Session], None]) -> None:
+        self._inner = db
+        self._check = check
+
+    def read(self, work: Callable[[Session], R]) -> R:
+        return self._inner.read(lambda session: self._checked(session, work))
+
+    def write(self, work: Callable[[Session], R]) -> R:
+        return self._inner.write(lambda session: self._checked(session, work))
+
+    def _checked(self, session: Session, work: Callable[[Session], R]) -> R:
+        self._check(session)
+        return work(session)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 # -- recording and scoring hands --------------------------------------------------------------------

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from scopa.i18n import Translator
 from scopa.ui.draft import (
@@ -45,8 +46,16 @@ def service() -> TournamentService:
 
 
 def client_id() -> str:
-    """Who is asking, for the slow-down of wrong passwords and codes: the browser's address."""
-    return str(getattr(st.context, "ip_address", None) or "")
+    """Who is asking, for the slow-down of wrong passwords and codes: the browser's address.
+
+    Without one (a proxy that hides it), the browser session: such clients must not all share
+    one count, and the per-scope limit of the throttle still bounds them all together.
+    """
+    address = getattr(st.context, "ip_address", None)
+    if address:
+        return f"ip:{address}"
+    ctx = get_script_run_ctx()
+    return f"session:{ctx.session_id}" if ctx is not None else ""
 
 
 def language() -> str:

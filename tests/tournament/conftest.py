@@ -20,13 +20,22 @@ from scopa.tournament.db import Base, Database
 
 
 class SleepRecorder:
-    """Stands in for time.sleep in the throttle: the tests see the delays without waiting."""
+    """Stands in for time.sleep and the clock of the throttle: the tests see the delays without
+    waiting, and time moves on by each delay slept (or by `advance`)."""
 
     def __init__(self) -> None:
         self.delays: list[float] = []
+        self.now = 1000.0
 
     def __call__(self, seconds: float) -> None:
         self.delays.append(seconds)
+        self.now += seconds
+
+    def clock(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
 
 
 @pytest.fixture
@@ -42,7 +51,7 @@ def db_url(tmp_path) -> str:
 def _open(url: str, sleeps: SleepRecorder) -> TournamentService:
     # A cheap scrypt cost keeps the many log-ins of the tests fast; test_passwords checks the
     # real one.
-    return TournamentService.open(url, throttle=FailureThrottle(sleep=sleeps), scrypt_n=2**10)
+    return TournamentService.open(url, throttle=FailureThrottle(sleep=sleeps, clock=sleeps.clock), scrypt_n=2**10)
 
 
 @pytest.fixture
