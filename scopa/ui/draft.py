@@ -391,13 +391,24 @@ def evaluate_photos(draft: HandDraft, rules: Rules) -> HandEvaluation:
     error = None
     try:
         recon = reconcile(
-            photos, rules, scope=scope, complement=draft.complement, corrections=corrections
+            photos,
+            rules,
+            scope=scope,
+            complement=draft.complement,
+            corrections=corrections,
+            keep_readings=True,  # a fix changes only the cards it names
         )
     except ScopaError as exc:
         # Most often more scope than the cards allow: still show the cards, and say why.
         error = ("check.invalid", {"detail": str(exc)})
         try:
-            recon = reconcile(photos, rules, complement=draft.complement, corrections=corrections)
+            recon = reconcile(
+                photos,
+                rules,
+                complement=draft.complement,
+                corrections=corrections,
+                keep_readings=True,
+            )
         except ScopaError:
             return HandEvaluation(cards={side: () for side in draft.sides}, error=error)
     cards = {side: tuple(recon.sides.get(side, ())) for side in draft.sides}

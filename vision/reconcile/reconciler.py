@@ -321,6 +321,7 @@ def reconcile(
     complement: tuple[str, int] | None = None,
     corrections: Sequence[Correction] = (),
     settings: ReconcileSettings | None = None,
+    keep_readings: bool = False,
 ) -> Reconciliation:
     """Assign every detection of every photo to the 40 cards jointly, report, and score.
 
@@ -329,12 +330,22 @@ def reconcile(
     ``complement=(side, count)``: that side was not photographed and holds the rest of the
     deck, which the players counted as ``count`` cards; the side may be absent from ``sides``
     or present with no photos. ``corrections`` are the players' manual fixes.
+    ``keep_readings=True``: a correction changes only what it names. Every detection keeps the
+    card it was read as before any correction, unless a correction takes that card from its
+    side or names a card it reads as more likely; only those detections are solved again, and
+    only among the cards the corrections name (or no card).
     Raises ScopaError on bad input (an unknown side, an impossible scope...).
     """
     if not isinstance(rules, Rules):
         raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
     return _Reconciler(
-        sides, rules, scope, complement, tuple(corrections), settings or ReconcileSettings()
+        sides,
+        rules,
+        scope,
+        complement,
+        tuple(corrections),
+        settings or ReconcileSettings(),
+        keep_readings=keep_readings,
     ).run()
 
 
@@ -427,6 +438,8 @@ class _Reconciler:
         complement: tuple[str, int] | None,
         corrections: tuple[Correction, ...],
         settings: ReconcileSettings,
+        *,
+        keep_readings: bool = False,
     ) -> None:
         self.rules = rules
         self.settings = settings
@@ -452,6 +465,10 @@ class _Reconciler:
         self.problem = AssignmentProblem(self.units)
         #: Units held to their reading in every solve (confirmed by a correction).
         self.frozen: dict[int, int] = {}
+        #: Units held to their reading before any correction, unless a solve varies them.
+        self.pins: dict[int, int] = {}
+        if keep_readings and corrections:
+            self._pin_uncorrected_readings(sides, complement)
 
     # -- the assignment problem ------------------------------------------------------------
 
@@ -501,8 +518,36 @@ class _Reconciler:
                 options = tuple(option for option in unit.options if option not in read)
                 self.units[index] = replace(unit, options=options)
 
+    def _pin_uncorrected_readings(
+        self, sides: Mapping[str, Sequence[PhotoResult]], complement: tuple[str, int] | None
+    ) -> None:
+        """Hold each unit to its reading before any correction, except those a correction frees:
+        its card is no longer allowed in its side, or a card a correction names is a likelier
+        reading of it. A freed unit may read only as its old card or a named one (or no card),
+        so a fix never turns an untouched box into a card nobody mentioned."""
+        as_read = _Reconciler(sides, self.rules, None, complement, (), self.settings).run_base()
+        named = {DECK.index(correction.card) for correction in self.corrections}
+        for index, unit in enumerate(self.units):
+            read = as_read.choice[index]
+            freed = (read != EXTRA and read not in unit.options) or any(
+                option in named and unit.cost(option) < unit.cost(read) for option in unit.options
+            )
+            if not freed:
+                self.pins[index] = read
+                continue
+            kept = tuple(option for option in unit.options if option in named or option == read)
+            self.units[index] = replace(unit, options=kept)
+        self.problem = AssignmentProblem(self.units)
+
+    def run_base(self) -> Solution:
+        """The best joint reading alone, without the report."""
+        base = self._solve({})
+        if base is None:  # unreachable: every unit may always be extra
+            raise RuntimeError("the assignment has no solution")
+        return base
+
     def _solve(self, fixed: Mapping[int, int]) -> Solution | None:
-        return self.problem.solve({**self.frozen, **fixed})
+        return self.problem.solve({**self.pins, **self.frozen, **fixed})
 
     # -- worlds and their scores -------------------------------------------------------------
 
@@ -602,14 +647,17 @@ class _Reconciler:
             )
         return conflicts, overruled
 
-    def _alternatives(self, base: Solution) -> dict[int, list[_Alternative]]:
+    def _alternatives(self, base: Solution, base_world: _World) -> dict[int, list[_Alternative]]:
         """Per unit: its other readings whose best joint assignment is within the doubt margin.
 
         A joint reading costs more than the best one by the sum of what each unit it changes
         costs more; were every such change dearer than the margin, so would be the sum. So a
         reading within the margin changes some unit to an option within the margin of that
-        unit's own reading: only those options need the exact (re-solved) check.
+        unit's own reading: only those options need the exact (re-solved) check. A reading
+        that leaves every side's cards as they are (a box that may be a card its side holds
+        anyway) is no doubt at all, and is not counted.
         """
+        base_key = base_world.key()
         margin = -math.log(self.settings.uncertain_ratio)
         found: dict[int, list[_Alternative]] = {}
         for index, unit in enumerate(self.units):
@@ -620,7 +668,11 @@ class _Reconciler:
                 if option == current or unit.cost(option) - unit.cost(current) > margin:
                     continue
                 solution = self._solve({index: option})
-                if solution is not None and solution.cost - base.cost <= margin:
+                if (
+                    solution is not None
+                    and solution.cost - base.cost <= margin
+                    and self._world(solution.choice).key() != base_key
+                ):
                     found.setdefault(index, []).append(
                         _Alternative(option, solution.cost - base.cost, solution)
                     )
@@ -631,9 +683,7 @@ class _Reconciler:
     # -- everything together ---------------------------------------------------------------
 
     def run(self) -> Reconciliation:
-        base = self._solve({})
-        if base is None:  # unreachable: every unit may always be extra
-            raise RuntimeError("the assignment has no solution")
+        base = self.run_base()
         self.frozen = {
             index: option
             for index, option in enumerate(base.choice)
@@ -643,7 +693,7 @@ class _Reconciler:
         base_world = self._world(base.choice)
         base_verdict = self._verdict(base_world)
         conflicts, overruled = self._conflicts(base)
-        alternatives = self._alternatives(base)
+        alternatives = self._alternatives(base, base_world)
         for index, card in overruled.items():
             if not any(alt.option == card for alt in alternatives.get(index, ())):
                 solution = self._solve({index: card})
