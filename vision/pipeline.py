@@ -111,25 +111,24 @@ class CardRecognizer:
         nms_iou: float = NMS_IOU,
         doubtful_box_floor: float | None = DOUBTFUL_BOX_FLOOR,
         mirrored_look: bool = True,
+        backend: str | None = None,
     ) -> None:
         if deck not in DECK_STYLES:
             from scoring.errors import ScopaError
 
             raise ScopaError(f"unknown deck style {deck!r}: choose one of {', '.join(DECK_STYLES)}")
-        yolo_env.configure()
-        from ultralytics import YOLO
-
-        yolo_env.keep_pillow_open_plain()
+        from .backends import load_backends
 
         self.models_dir = Path(models_dir) if models_dir else MODELS_DIR
         self.deck = deck
         detector_path = self.models_dir / DETECTOR_FILE
         identifier_path = self._identifier_path()
         for path in (detector_path, identifier_path):
-            if not path.is_file():
+            if not path.is_file() and not path.with_suffix(".onnx").is_file():
                 raise ModelsMissingError(f"model weights not found: {path}")
-        self.detector = YOLO(str(detector_path), task="obb")
-        self.identifier = YOLO(str(identifier_path), task="classify")
+        # ONNX Runtime when models/*.onnx are the export of these weights, else ultralytics
+        # (see vision/backends.py; `backend` forces one).
+        self.detector, self.identifier = load_backends(detector_path, identifier_path, backend)
         self.detector_imgsz = detector_imgsz
         self.small_card_px = small_card_px
         self.box_threshold = box_threshold
@@ -138,9 +137,9 @@ class CardRecognizer:
         self.nms_iou = nms_iou
         self.doubtful_box_floor = doubtful_box_floor
         self.mirrored_look = mirrored_look
-        self.crop_size = int(self.identifier.model.args.get("imgsz", 160))
+        self.crop_size = self.identifier.imgsz
         # The identifier's class order is its folder names sorted; map it onto DECK order once.
-        names = [self.identifier.names[i] for i in range(len(self.identifier.names))]
+        names = list(self.identifier.names)
         self._card_classes = np.array([i for i, n in enumerate(names) if n != NOT_A_CARD])
         self._to_deck_order = np.array([CARD_CODES.index(names[i]) for i in self._card_classes])
         self._not_a_card_class = names.index(NOT_A_CARD) if NOT_A_CARD in names else None
@@ -149,7 +148,9 @@ class CardRecognizer:
     def _identifier_path(self) -> Path:
         """A deck style may have an identifier of its own; otherwise the shared one serves."""
         specific = self.models_dir / f"identifier-{self.deck}.pt"
-        return specific if specific.is_file() else self.models_dir / IDENTIFIER_FILE
+        if specific.is_file() or specific.with_suffix(".onnx").is_file():
+            return specific
+        return self.models_dir / IDENTIFIER_FILE
 
     def recognize(self, source: Source | np.ndarray, path: str | None = None) -> PhotoResult:
         """Find and identify every card in a photo (a path, bytes, a file object or a BGR array)."""
@@ -295,13 +296,8 @@ class CardRecognizer:
         at least `conf` (default: the box threshold), before any merging."""
         conf = self.box_threshold if conf is None else conf
         with self._lock:  # ultralytics predictors keep per-call state
-            result = self.detector.predict(
-                image, imgsz=imgsz, conf=conf, iou=self.nms_iou, verbose=False
-            )[0]
-        if result.obb is None or len(result.obb) == 0:
-            return [], []
-        corners = result.obb.xyxyxyxy.cpu().numpy().astype(np.float32)
-        return list(corners), [float(s) for s in result.obb.conf.cpu().numpy()]
+            corners, scores = self.detector.detect(image, imgsz, conf, self.nms_iou)
+        return list(corners), [float(s) for s in scores]
 
     def identify(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
         """(N, 40) probabilities in DECK order for the cards at `quads` in `image`."""
@@ -321,8 +317,7 @@ class CardRecognizer:
         crops = [warp_crop(image, q, self.crop_size) for q in [*quads, *(q for _, q in others)]]
         batch = crops + [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
         with self._lock:
-            results = self.identifier.predict(batch, imgsz=self.crop_size, verbose=False)
-        raw = np.stack([r.probs.data.cpu().numpy() for r in results])
+            raw = self.identifier.probabilities(batch)
         per_crop = (raw[: len(crops)] + raw[len(crops) :]) / 2
         summed = per_crop[:n].copy()
         reads = np.ones(n, np.float32)

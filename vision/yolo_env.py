@@ -44,6 +44,18 @@ def configure() -> None:
                 shutil.copyfile(source, fonts / name)
 
 
+# What `scopa make-dataset`, `train` and `export` need beyond the runtime: the [train] extra.
+TRAINING_MODULES = ("torch", "torchvision", "ultralytics")
+EXPORT_MODULES = (*TRAINING_MODULES, "onnx", "onnxslim")
+
+
+def missing_modules(names: tuple[str, ...] = TRAINING_MODULES) -> list[str]:
+    """Which of these modules are not installed (looked up, not imported: torch is slow)."""
+    import importlib.util
+
+    return [name for name in names if importlib.util.find_spec(name) is None]
+
+
 def keep_pillow_open_plain() -> None:
     """Undo the side effect of importing ultralytics on `PIL.Image.open`.
 

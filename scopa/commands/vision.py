@@ -1,4 +1,4 @@
-"""`scopa make-dataset`, `scopa train`, `scopa detect`, `scopa eval`: the recognition commands."""
+"""`scopa make-dataset`, `train`, `export`, `detect`, `eval`, `bench`: the recognition commands."""
 
 from __future__ import annotations
 
@@ -120,6 +120,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=train)
 
     p = subparsers.add_parser(
+        "export",
+        help="export the trained models of models/ to ONNX, for the runtime (needs the [train] extra)",
+        description="Export every detector*.pt and identifier*.pt of the models folder to ONNX "
+        "with ultralytics (dynamic input size), beside its .pt; record the .pt each came from "
+        "(by hash) in onnx.json and in the model card. Run it after every `scopa train --install`.",
+    )
+    p.add_argument(
+        "--models", type=Path, default=None, help="folder of the .pt weights (default: models/)"
+    )
+    p.set_defaults(handler=export)
+
+    p = subparsers.add_parser(
         "detect",
         help="find and identify the cards in photos",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -189,7 +201,35 @@ def _progress(desc: str, total: int | None = None):
     return lambda items: tqdm(items, total=total, desc=desc, file=sys.stderr)
 
 
+def _require_train_extra(command: str, modules: tuple[str, ...] | None = None) -> None:
+    """One line, not a traceback, when the training tools are not installed."""
+    from vision import yolo_env
+
+    missing = yolo_env.missing_modules(modules or yolo_env.TRAINING_MODULES)
+    if missing:
+        raise ScopaError(
+            f"{command} needs the training tools ({', '.join(missing)} missing): "
+            "install them with `pip install -e '.[train]'`"
+        )
+
+
+def export(args: argparse.Namespace) -> int:
+    from vision import yolo_env
+
+    _require_train_extra("export", yolo_env.EXPORT_MODULES)
+    from vision.export import export_models
+    from vision.pipeline import MODELS_DIR
+
+    models = args.models or Path(MODELS_DIR)
+    if not any(models.glob("*.pt")):
+        raise ScopaError(f"{models}: no .pt weights to export")
+    for name, record in export_models(models).items():
+        print(f"{models / name}: from {record['source']} (sha256 {record['source_sha256'][:12]})")
+    return 0
+
+
 def make_dataset(args: argparse.Namespace) -> int:
+    _require_train_extra("make-dataset")
     from scopa_datasets.build import (
         GeneratorConfig,
         make_detection_dataset,
@@ -227,6 +267,7 @@ def make_dataset(args: argparse.Namespace) -> int:
 
 
 def train(args: argparse.Namespace) -> int:
+    _require_train_extra("train")
     from vision import train as training
 
     overrides = {k: v for k, v in (("epochs", args.epochs), ("imgsz", args.imgsz)) if v is not None}
@@ -250,6 +291,7 @@ def train(args: argparse.Namespace) -> int:
     print(f"best weights: {best}")
     if args.install:
         print(f"installed: {training.install_weights(best, args.model)}")
+        print("run `scopa export` for the runtime to use it (until then ultralytics runs it)")
     return 0
 
 
@@ -355,16 +397,7 @@ def evaluate(args: argparse.Namespace) -> int:
 def _print_eval(report: dict) -> None:
     for name, part in report.items():
         if name == "generated":
-            print(
-                "generated piles (found / identified of all cards showing >= 30%, false cards per 100 photos):"
-            )
-            for layout, s in part["layouts"].items():
-                print(
-                    f"  {layout:<8} {s['photos']:4d} photos {s['cards']:5d} cards  found {s['found']:.2%}  identified {s['identified']:.2%}  false {s['false_cards_per_100_photos']}"
-                )
-            for c in part["confusions"]:
-                print(f"    {c['truth']} read as {c['read']}: {c['count']}")
-            print(f"  median time per photo: {part['median_seconds']} s")
+            _print_piles("generated piles", part)
             continue
         print(f"{name}: {part['correct']}/{part['photos']} = {part['accuracy']:.2%}")
         for deck, s in part["per_deck"].items():
@@ -376,6 +409,38 @@ def _print_eval(report: dict) -> None:
         )
         for c in part["confusions"]:
             print(f"    {c['deck']}: {c['truth']} read as {c['read']} ({c['confidence']:.0%})")
+
+
+def _print_piles(title: str, part: dict) -> None:
+    """A `SceneReport` as tables: by layout, by visible share, by how cards lie."""
+    print(f"{title} (cards showing at least 25% of themselves; false cards per 100 photos):")
+    for layout, s in part["layouts"].items():
+        print(
+            f"  {layout:<13} {s['photos']:4d} photos {s['cards']:5d} cards  found {s['found']:7.2%}"
+            f"  identified {s['identified']:7.2%}  false {s['false_cards_per_100_photos']}"
+        )
+    for heading, key in (
+        ("visible share", "shares"),
+        ("lie", "lies"),
+        ("lie and share", "shares_by_lie"),
+    ):
+        print(f"  by {heading}:")
+        for name, s in part[key].items():
+            print(
+                f"    {name:<24} {s['cards']:5d} cards  found {s['found']:7.2%}  identified {s['identified']:7.2%}"
+            )
+    a, cal = part["all"], part["calibration"]
+    print(
+        f"  all: {a['cards']} cards, found {a['found']:.2%}, identified {a['identified']:.2%}, "
+        f"false {a['false_cards_per_100_photos']} per 100 photos"
+    )
+    print(
+        f"  calibration: {cal['of_which_wrong']} wrong of {cal['read_at_0.99_or_more']} read at 0.99 or more"
+    )
+    for c in part["confusions"][:10]:
+        print(f"    {c['truth']} read as {c['read']}: {c['count']}")
+    if part.get("median_seconds") is not None:
+        print(f"  median time per photo: {part['median_seconds']} s")
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -397,15 +462,32 @@ def bench(args: argparse.Namespace) -> int:
     else:
         recognizer = _recognizer("napoletane")
         jobs = [(layout, i) for layout in LAYOUTS for i in range(args.hands)]
-        hands_iter = (
-            (layout, [(codes, s.image) for codes, s in hand_scenes(config, i, layout)])
-            for layout, i in jobs
-        )
+        hands_iter = ((layout, hand_scenes(config, i, layout)) for layout, i in jobs)
         report = benchmark.hands(
             recognizer,
             hands_iter,
             Rules.from_preset("classica"),
             progress=_progress("hands", len(jobs)),
         )
-    print(json.dumps(report, indent=2))
+    if args.json or args.what == "speed":
+        print(json.dumps(report, indent=2))
+    else:
+        _print_hands(report)
     return 0
+
+
+def _print_hands(report: dict) -> None:
+    print("hands (40 cards in two generated piles, one photo each):")
+    print(f"  {'layout':<13} hands  exact  cards on right side  determinate  determinate but wrong")
+    for layout, s in report["layouts"].items():
+        print(
+            f"  {layout:<13} {s['hands']:5d}  {s['exact_hands']:5d}  {s['cards_on_right_side']:19.2%}"
+            f"  {s['determinate']:11d}  {s['determinate_but_wrong']:21d}"
+        )
+    print(
+        f"  {'all':<13} {report['hands']:5d}  {report['exact_hands']:5d}  "
+        f"{report['all_cards_on_right_side']:19.2%}  {report['determinate']:11d}  "
+        f"{report['determinate_but_wrong']:21d}"
+    )
+    print(f"  median seconds per hand: {report['median_seconds_per_hand']}")
+    _print_piles("the hands' photos, card by card", report["photos"])

@@ -247,17 +247,12 @@ def test_a_card_with_other_looks_is_read_from_every_box():
 
     from vision.pipeline import CardRecognizer
 
-    def result(row):  # what ultralytics returns for one crop, as far as classify reads it
-        tensor = SimpleNamespace(cpu=lambda: SimpleNamespace(numpy=lambda: row))
-        return SimpleNamespace(probs=SimpleNamespace(data=tensor))
-
-    def read(batch, imgsz, verbose):
+    def read(batch):
         """Card 0 for a dark crop, card 1 for a light one (41 classes: 40 cards + none)."""
-        rows = [np.eye(41, dtype=np.float32)[0 if crop.mean() < 128 else 1] for crop in batch]
-        return [result(row) for row in rows]
+        return np.stack([np.eye(41, dtype=np.float32)[0 if c.mean() < 128 else 1] for c in batch])
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
-    recognizer.identifier, recognizer.crop_size = SimpleNamespace(predict=read), 32
+    recognizer.identifier, recognizer.crop_size = SimpleNamespace(probabilities=read), 32
     recognizer._lock = threading.Lock()
     recognizer._card_classes, recognizer._to_deck_order = np.arange(40), np.arange(40)
     recognizer._not_a_card_class = 40
