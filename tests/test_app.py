@@ -360,9 +360,12 @@ def test_a_hand_from_photos_with_a_correction(db_url, repo, recognizer):
     at = start_match(new_app())
     key = open_photo_entry(at)
     upload(at, key, "Noi", ("noi.png", photo_noi, "image/png"))
-    assert "noi.png: trovate 19 carte." in [s.value for s in at.success]
+    # One count for a photo: its message, its caption and its side's list agree.
+    assert any(s.value.endswith(": 19 carte riconosciute.") for s in at.success)
+    assert at.tabs[0].label == "Noi"
     upload(at, key, "Loro", ("loro.png", photo_loro, "image/png"))
     assert len(at.image) == 2  # both photos shown back, annotated
+    assert at.pills(key=f"{key}:pick:Noi").label.startswith("Carte di Noi (19)")
 
     assert at.warning[0].value == "Manca una carta."
     assert at.button(key=f"{key}:save").disabled
@@ -373,7 +376,10 @@ def test_a_hand_from_photos_with_a_correction(db_url, repo, recognizer):
     at.pills(key=f"{key}:pick:Loro").set_value("1S").run()
     at.button(key=f"{key}:move:Loro:1S:Noi").click().run()
     check_no_exception(at)
-    assert at.tabs[0].label == "Noi · 21"
+    # The tabs keep their labels (a changed label sends the browser back to the first tab).
+    assert [tab.label for tab in at.tabs] == ["Noi", "Loro"]
+    assert at.pills(key=f"{key}:pick:Noi").label.startswith("Carte di Noi (21)")
+    assert at.pills(key=f"{key}:pick:Loro").label.startswith("Carte di Loro (19)")
     at.button(key=f"{key}:save").click().run()
     check_no_exception(at)
     assert len(at.image) == 2  # the history shows the hand's photos
@@ -433,7 +439,7 @@ def test_complement_mode_gives_the_rest_of_the_deck_to_the_side_not_photographed
     assert any("Loro dovrebbe avere 19 carte, ma ne restano 20" in w.value for w in at.warning)
     assert at.button(key=f"{key}:save").disabled
     at.number_input(key=f"{key}:complement:n").set_value(20).run()
-    assert at.tabs[1].label == "Loro · 20"
+    assert at.pills(key=f"{key}:pick:Loro").label.startswith("Carte di Loro (20)")
     at.button(key=f"{key}:save").click().run()
     check_no_exception(at)
     hand = repo.list_matches()[0].hands[0]
@@ -462,7 +468,7 @@ def test_photos_from_the_camera_and_from_an_iphone(db_url, repo, recognizer):
     draft = repo.draft(repo.list_matches()[0].id)
     assert [len(p.detections) for p in draft.photos] == [10, 10]
     assert draft.photos[1].filename == "IMG_0001.HEIC"
-    assert at.tabs[0].label == "Noi · 20"
+    assert at.pills(key=f"{key}:pick:Noi").label.startswith("Carte di Noi (20)")
 
 
 def test_bad_photos_give_a_message_and_leave_the_match_unchanged(db_url, repo, recognizer):
@@ -713,7 +719,7 @@ def test_a_hand_from_photos_with_the_committed_models(db_url, repo):
         scene = render_scene(rng, assets, pile, "grid", size=(1600, 1200), distractors=False)
         photo = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
         upload(at, key, side, (f"{side}.jpg", photo, "image/jpeg"))
-        assert any(s.value.startswith(f"{side}.jpg: trovat") for s in at.success)
+        assert any(s.value.startswith(f"{side}.jpg: ") and "riconosciut" in s.value for s in at.success)
     assert len(at.image) == 2  # each photo shown back with its cards outlined and labelled
 
     stored = repo.list_matches()[0]

@@ -15,11 +15,23 @@ def _points(value: str, points: int) -> str:
     return f"{value} (+{points})" if points else value
 
 
-def breakdown_table(result: HandResult, rules: Rules, t: Translator) -> pd.DataFrame:
-    """One row per category (only those the rules score), one column per side."""
+def breakdown_table(
+    result: HandResult,
+    rules: Rules,
+    t: Translator,
+    open_categories: frozenset[str] = frozenset(),
+) -> pd.DataFrame:
+    """One row per category (only those the rules score), one column per side.
+
+    A category in `open_categories` (a provisional score whose missing or doubtful cards can
+    still change it) shows its value so far and no points: "13 (in gioco)".
+    """
     rows: dict[str, list[str]] = {}
+    still_open = t("breakdown.open")
 
     def row(category: str, cell) -> None:
+        if category in open_categories:
+            cell = _opened(cell, still_open)
         rows[t.category(category)] = [cell(side) for side in result.sides.values()]
 
     row("carte", lambda s: _points(str(s.cards_count), s.points["carte"]))
@@ -37,8 +49,26 @@ def breakdown_table(result: HandResult, rules: Rules, t: Translator) -> pd.DataF
             lambda s: _points("✓" if s.points["re_bello"] else "—", s.points["re_bello"]),
         )
     row("scope", lambda s: _points(str(s.scope), s.points["scope"]))
-    rows[t("breakdown.total")] = [str(side.total) for side in result.sides.values()]
+
+    def total(side: SideResult) -> str:
+        if not open_categories:
+            return str(side.total)
+        settled = sum(n for category, n in side.points.items() if category not in open_categories)
+        return f"{settled} + ?"
+
+    rows[t("breakdown.total")] = [total(side) for side in result.sides.values()]
     return pd.DataFrame.from_dict(rows, orient="index", columns=list(result.sides))
+
+
+def _opened(cell, still_open: str):
+    """The cell without its points: "(+1)" becomes "(in gioco)"."""
+
+    def opened(side: SideResult) -> str:
+        text = cell(side)
+        value = text.rsplit(" (+", 1)[0]
+        return f"{value} ({still_open})"
+
+    return opened
 
 
 def _primiera_value(side: SideResult) -> str:
@@ -65,12 +95,17 @@ def primiera_line(side: SideResult, t: Translator) -> str:
 
 
 def render_breakdown(
-    result: HandResult, rules: Rules, t: Translator, *, provisional: bool = False
+    result: HandResult,
+    rules: Rules,
+    t: Translator,
+    *,
+    provisional: bool = False,
+    open_categories: frozenset[str] = frozenset(),
 ) -> None:
     """The breakdown table, the primiera cards of each side, and the napoleone if made."""
     if provisional:
         st.caption(t("breakdown.provisional"))
-    st.table(breakdown_table(result, rules, t))
+    st.table(breakdown_table(result, rules, t, open_categories))
     st.caption("  \n".join(primiera_line(side, t) for side in result.sides.values()))
     if result.napoleone:
         st.success(t("breakdown.napoleone", side=result.napoleone))

@@ -295,6 +295,10 @@ class Conflict:
     card: Card
     sides: tuple[str, ...]
     kind: str = "sides"
+    #: Photo mode: the side the card is counted in now, and for each other claiming side the
+    #: card its box is shown as (None: no card), so the message names what the page shows.
+    owner: str | None = None
+    shown: tuple[tuple[str, Card | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -334,6 +338,15 @@ class HandEvaluation:
     error: tuple[str, dict[str, Any]] | None = None
     assigned: dict[int, tuple[Card | None, ...]] = field(default_factory=dict)
     states: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    #: Categories whose points the cards still open can change: a provisional score shows no
+    #: points for them.
+    open_categories: frozenset[str] = frozenset()
+
+    def photo_cards(self, photo: DraftPhoto) -> tuple[Card, ...]:
+        """The cards of `photo` that are in its side's final set: the one count of a photo."""
+        held = set(self.cards.get(photo.side, ()))
+        shown = {card for card in self.assigned.get(photo.id, ()) if card in held}
+        return tuple(sorted(shown))
 
     @property
     def ready(self) -> bool:
@@ -425,10 +438,20 @@ def evaluate_photos(draft: HandDraft, rules: Rules) -> HandEvaluation:
     if error is None:
         error = _scope_error(cards, recon.missing, scope)
     complete = recon.complete and not recon.conflicts and error is None
+    conflicts = []
+    for conflict in recon.conflicts:
+        shown = tuple(
+            (ref.side, recon.assignments[ref.side][ref.photo][ref.detection])
+            for ref, _ in conflict.claims
+            if ref.side != conflict.owner
+        )
+        conflicts.append(
+            Conflict(conflict.card, tuple(conflict.sides), conflict.kind, conflict.owner, shown)
+        )
     return HandEvaluation(
         cards=cards,
         missing=tuple(recon.missing),
-        conflicts=tuple(Conflict(c.card, tuple(c.sides), c.kind) for c in recon.conflicts),
+        conflicts=tuple(conflicts),
         uncertain=tuple(Uncertain(u.card, u.side, tuple(u.alternatives)) for u in recon.uncertain),
         extra=len(recon.extra),
         deciding={category: cards for category, cards in recon.deciding.items() if cards},
@@ -441,6 +464,7 @@ def evaluate_photos(draft: HandDraft, rules: Rules) -> HandEvaluation:
         error=error,
         assigned=assigned,
         states=states,
+        open_categories=frozenset(c for c, at_stake in recon.at_stake.items() if at_stake),
     )
 
 
@@ -467,11 +491,15 @@ def _scored(evaluation: HandEvaluation, draft: HandDraft, rules: Rules) -> HandE
             deciding = {cat: cards for cat, cards in provisional.deciding.items() if cards}
             if provisional.napoleone_deciding:
                 deciding["napoleone"] = provisional.napoleone_deciding
+            open_categories = {cat for cat, at_stake in provisional.at_stake.items() if at_stake}
+            if provisional.napoleone_at_stake:
+                open_categories.add("napoleone")
             return replace(
                 evaluation,
                 provisional=provisional,
                 deciding=deciding,
                 determinate=provisional.determinate,
+                open_categories=frozenset(open_categories),
             )
         return replace(evaluation, result=score_hand(sides, rules), determinate=True)
     except ScopaError as exc:

@@ -7,6 +7,7 @@ so a closed tab or a killed server loses nothing.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -34,7 +35,8 @@ from scopa.ui.photos import (
     PHOTO_TYPES,
     STATUS_COLORS,
     PhotoRejected,
-    annotated_photo,
+    display_image,
+    draw_marks,
     recognise_photo,
 )
 from scoring import DECK, Card, HandResult, Rules, SideInput, Suit
@@ -51,6 +53,8 @@ DECIDING_LISTED = 10
 ALTERNATIVES_SHOWN = 2
 DOUBTS_SHOWN = 3
 MISSING_ADVICE = ("reconcile.missing_card", "reconcile.missing_cards")
+EVALUATIONS_KEPT = 8  # per hand entry: a tap that changes nothing is not solved again
+STATE_MARKS = {"uncertain": " (?)", "conflict": " (!)", "extra": " —"}
 
 
 @dataclass(frozen=True)
@@ -101,15 +105,43 @@ def render_hand_entry(
     The caller stores the returned submission (and usually reruns the page); until then the draft
     stays in `store`, so nothing is scored twice if the save is retried.
     """
+    submitted_key = f"{key}:submitted"
+    submission = None
+    if st.session_state.pop(submitted_key, False):
+        draft = store.load()
+        evaluation = evaluate_cached(draft, rules, key)
+        if evaluation.ready and evaluation.result is not None:
+            submission = HandSubmission(
+                sides=evaluation.side_inputs(draft.scope),
+                result=evaluation.result,
+                draft=draft,
+                evaluation=evaluation,
+            )
+    _hand_entry_fragment(store, rules, t, key, recognizer, submit_label)
+    return submission
+
+
+@st.fragment
+def _hand_entry_fragment(
+    store: HandDraftStore,
+    rules: Rules,
+    t: Translator,
+    key: str,
+    recognizer: RecognizerLoader | None,
+    submit_label: str | None,
+) -> None:
+    """The entry itself. A tap in it reruns only this part of the page (a fix settles without
+    redrawing the match above); saving reruns the whole page, which stores the hand."""
     draft = store.load()
     if recognizer is None and draft.mode != MANUAL:
         draft = replace(draft, mode=MANUAL)
         store.save_entry(draft)
     entry = _Entry(store, t, key, recognizer)
     entry.mode_switch(draft)
-    evaluation = evaluate(draft, rules)
+    evaluation = evaluate_cached(draft, rules, key)
 
-    tabs = st.tabs([f"{side} · {len(evaluation.cards[side])}" for side in draft.sides])
+    # Tab labels never change: a changed label makes the browser show the first tab again.
+    tabs = st.tabs(list(draft.sides))
     for side, tab in zip(draft.sides, tabs, strict=True):
         with tab:
             if draft.mode == PHOTOS:
@@ -124,7 +156,13 @@ def render_hand_entry(
     entry.checks(draft, evaluation)
     score = evaluation.score
     if score is not None and any(evaluation.cards.values()):
-        render_breakdown(score, rules, t, provisional=not evaluation.ready)
+        render_breakdown(
+            score,
+            rules,
+            t,
+            provisional=not evaluation.ready,
+            open_categories=frozenset() if evaluation.ready else evaluation.open_categories,
+        )
 
     saved = st.button(
         submit_label or t("hand.save"),
@@ -135,14 +173,36 @@ def render_hand_entry(
     )
     if not evaluation.ready:
         st.caption(t("hand.save_disabled"))
-    if saved and evaluation.result is not None:
-        return HandSubmission(
-            sides=evaluation.side_inputs(draft.scope),
-            result=evaluation.result,
-            draft=draft,
-            evaluation=evaluation,
-        )
-    return None
+    if saved and evaluation.ready:
+        st.session_state[f"{key}:submitted"] = True
+        st.rerun(scope="app")
+
+
+def _fingerprint(draft: HandDraft, rules: Rules) -> tuple[Any, ...]:
+    """Everything an evaluation depends on, hashable."""
+    return (
+        draft.sides,
+        draft.mode,
+        tuple(sorted(draft.scope.items())),
+        tuple(sorted((side, tuple(sorted(cards))) for side, cards in draft.manual.items())),
+        draft.complement,
+        tuple((photo.id, photo.side, photo.sha256) for photo in draft.photos),
+        tuple((c.id, c.action, c.card, c.side, c.to_side) for c in draft.corrections),
+        json.dumps(rules.to_dict(), sort_keys=True),
+    )
+
+
+def evaluate_cached(draft: HandDraft, rules: Rules, key: str) -> HandEvaluation:
+    """`evaluate`, remembered for the last few states of this entry in the session."""
+    kept: dict[tuple[Any, ...], HandEvaluation] = st.session_state.setdefault(
+        f"{key}:evaluations", {}
+    )
+    fingerprint = _fingerprint(draft, rules)
+    if fingerprint not in kept:
+        kept[fingerprint] = evaluate(draft, rules)
+        while len(kept) > EVALUATIONS_KEPT:
+            kept.pop(next(iter(kept)))
+    return kept[fingerprint]
 
 
 def render_photo_guidance(t: Translator, *, expanded: bool) -> None:
@@ -212,8 +272,14 @@ class _Entry:
             self._take_photos(side, new_files)
             st.session_state[nonce_key] = nonce + 1  # a fresh, empty uploader
             st.rerun()
-        for level, text in st.session_state.pop(self.k("messages", side), []):
-            (st.error if level == "error" else st.success)(text)
+        for level, text, name in st.session_state.pop(self.k("messages", side), []):
+            if level == "error":
+                st.error(text)
+                continue
+            # The count is the photo's cards in the side's final set, as in its caption.
+            added = next((p for p in reversed(photos) if p.filename == name), None)
+            count = len(evaluation.photo_cards(added)) if added else 0
+            st.success(t.n("photo.added", count, name=name))
 
         for photo in photos:
             self._photo(photo, evaluation)
@@ -222,7 +288,7 @@ class _Entry:
 
     def _take_photos(self, side: str, files: Sequence[tuple[str, bytes]]) -> None:
         t = self.t
-        messages: list[tuple[str, str]] = []
+        messages: list[tuple[str, str, str]] = []
         for name, data in files:
             try:
                 if self.recognizer is None:
@@ -230,28 +296,31 @@ class _Entry:
                 with st.spinner(t("photo.recognising", name=name)):
                     result = recognise_photo(data, name, self.recognizer)
                 self.store.add_photo(side, data, name, result)
-                messages.append(("success", t.n("photo.added", len(result.cards), name=name)))
+                messages.append(("success", "", name))
             except PhotoRejected as exc:
-                messages.append(("error", t(exc.key, **exc.fields)))
+                messages.append(("error", t(exc.key, **exc.fields), name))
             except Exception:
                 # The page must stay usable whatever a photo does to the recognizer.
                 log.exception("recognition failed on %s", name)
-                messages.append(("error", t("photo.failed", name=name)))
+                messages.append(("error", t("photo.failed", name=name), name))
         st.session_state[self.k("messages", side)] = messages
 
     def _photo(self, photo: DraftPhoto, evaluation: HandEvaluation) -> None:
+        """The photo with a number on each card found, and the numbered list of what they are:
+        numbers fit any box on a phone, where card names drawn on the photo overlap."""
         t = self.t
-        labels, colors = self._marks(photo, evaluation)
+        numbers, colors, legend = self._marks(photo, evaluation)
         try:
-            image = _annotated(photo.sha256, tuple(labels), tuple(colors), self.store, photo)
+            jpeg = _annotated(photo.sha256, tuple(numbers), tuple(colors), self.store, photo)
             st.image(
-                image,
-                caption=t.n("photo.caption", len(labels), name=photo.filename),
-                output_format="JPEG",  # a photo: far lighter than PNG on a phone connection
+                jpeg,
+                caption=t.n("photo.caption", len(evaluation.photo_cards(photo)), name=photo.filename),
             )
         except Exception:
             log.exception("cannot draw photo %s", photo.filename)
             st.warning(t("photo.cannot_show", name=photo.filename))
+        if legend:
+            st.markdown(" · ".join(legend))
         st.button(
             t("photo.remove", name=photo.filename),
             key=self.k("remove_photo", photo.id),
@@ -262,18 +331,24 @@ class _Entry:
 
     def _marks(
         self, photo: DraftPhoto, evaluation: HandEvaluation
-    ) -> tuple[list[str], list[tuple[int, int, int]]]:
-        """A label and a colour for each detection: the card it was assigned, and its state."""
+    ) -> tuple[list[str | None], list[tuple[int, int, int]], list[str]]:
+        """Per detection its number on the photo (None: not drawn) and colour (its state), and
+        the legend: "**1** 7 di denari", "**2** asso di coppe (?)"."""
         assigned = evaluation.assigned.get(photo.id, ())
         states = evaluation.states.get(photo.id, ())
-        labels, colors = [], []
+        numbers: list[str | None] = []
+        colors: list[tuple[int, int, int]] = []
+        legend: list[str] = []
         for card, state in zip(assigned, states, strict=True):
-            if state == "unused":  # a doubtful box no card needed: not drawn
-                labels.append(None)
-            else:
-                labels.append(self.t.card(card) if card is not None else "?")
             colors.append(STATUS_COLORS.get(state, GREY))
-        return labels, colors
+            if state == "unused":  # a doubtful box no card needed: not drawn
+                numbers.append(None)
+                continue
+            number = str(len(legend) + 1)
+            numbers.append(number)
+            name = self.t.card(card) if card is not None else self.t("photo.no_card")
+            legend.append(f"**{number}** {name}{STATE_MARKS.get(state, '')}")
+        return numbers, colors, legend
 
     def _side_cards(self, draft: HandDraft, evaluation: HandEvaluation, side: str) -> None:
         """The side's cards; picking one offers to remove it or move it to another side."""
@@ -504,7 +579,9 @@ class _Entry:
             st.markdown(t("check.deciding_count", count=len(deciding)))
         others = [card for card in evaluation.missing if card not in deciding]
         if others and len(deciding) <= DECIDING_LISTED:
-            st.caption(t("check.not_deciding", cards=t.cards(others)))
+            # "Also missing" only after cards named above.
+            key = "check.not_deciding" if deciding else "check.missing_list"
+            st.caption(t(key, cards=t.cards(others)))
         add_key = self.k("add_card")
         choice = st.selectbox(
             t("fix.add_card"),
@@ -538,7 +615,20 @@ class _Entry:
         if conflict.kind == "photo":
             st.error(t("check.conflict_photo", card=t.card(card), side=sides[0]))
             return  # the advice says which photo to take again; the card's pill fixes it
-        st.error(t("check.conflict", card=t.card(card), sides=", ".join(sides)))
+        if conflict.owner is not None and conflict.shown:
+            # Say what the page shows: the card is in one side; a box of another side, shown
+            # as some other card, looks like it.
+            shown = ", ".join(
+                t(
+                    "check.conflict_box",
+                    side=side,
+                    shown=t.card(card_shown) if card_shown else t("photo.no_card"),
+                )
+                for side, card_shown in conflict.shown
+            )
+            st.error(t("check.conflict_shown", card=t.card(card), owner=conflict.owner, boxes=shown))
+        else:
+            st.error(t("check.conflict", card=t.card(card), sides=", ".join(sides)))
         self._side_buttons(
             sides,
             lambda side: t("fix.belongs_to", side=side),
@@ -603,13 +693,20 @@ def _codes(cards: frozenset[Card], suit: Suit) -> list[str]:
     return [card.code for card in sorted(cards) if card.suit is suit]
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def _decoded(sha256: str, _store: HandDraftStore, _photo: DraftPhoto) -> Any:
+    # Decoding a phone photo is the slow part of drawing it: once per photo.
+    return display_image(_store.photo_bytes(_photo.id))
+
+
 @st.cache_data(max_entries=48, show_spinner=False)
 def _annotated(
     sha256: str,
-    labels: tuple[str, ...],
+    labels: tuple[str | None, ...],
     colors: tuple[tuple[int, int, int], ...],
     _store: HandDraftStore,
     _photo: DraftPhoto,
-) -> Any:
+) -> bytes:
     # Keyed by the photo's hash and what is drawn on it; the store and photo are not hashed.
-    return annotated_photo(_store.photo_bytes(_photo.id), _photo.result, labels, colors)
+    # JPEG bytes: far lighter than PNG on a phone connection, and encoded once.
+    return draw_marks(_decoded(sha256, _store, _photo), _photo.result, labels, colors)

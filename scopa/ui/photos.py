@@ -76,6 +76,31 @@ def annotated_photo(
     return annotate(image, result, labels=list(labels), colors=list(colors))[..., ::-1]
 
 
+def display_image(data: bytes, max_side: int = DISPLAY_SIDE) -> np.ndarray:
+    """The photo decoded upright at display size (BGR): the slow step of drawing it."""
+    from vision import load_image
+
+    return load_image(data, max_long_side=max_side)
+
+
+def draw_marks(
+    image: np.ndarray,
+    result: PhotoResult,
+    labels: Sequence[str | None],
+    colors: Sequence[tuple[int, int, int]],
+) -> bytes:
+    """`image` (from `display_image`) with each detection outlined and labelled, as JPEG."""
+    import cv2
+
+    from vision import annotate
+
+    marked = annotate(image, result, labels=list(labels), colors=list(colors))
+    ok, encoded = cv2.imencode(".jpg", marked, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ValueError("cannot encode the photo as JPEG")
+    return encoded.tobytes()
+
+
 def thumbnail(data: bytes, max_side: int = 480) -> np.ndarray:
     """A small RGB copy of a stored photo, for the history."""
     from vision import load_image
