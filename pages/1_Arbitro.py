@@ -12,6 +12,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from scopa.plaintext import escape_markdown
 from scopa.tournament import PairSetup, RefereeDesk, TournamentSetup
 from scopa.tournament.export import codes_html, export_all, results_html
 from scopa.tournament.records import group_label
@@ -332,7 +333,7 @@ def flagged_hand(desk: RefereeDesk, check: HandCheck) -> None:
                     try:
                         st.image(
                             thumbnail(desk.photo(photo.id)),
-                            caption=f"{names[photo.side]} · {photo.sha256[:12]}",
+                            caption=f"{escape_markdown(names[photo.side])} · {photo.sha256[:12]}",
                         )
                     except ScopaError:
                         st.caption(photo.sha256)

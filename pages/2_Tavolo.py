@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from scopa.plaintext import escape_markdown
 from scopa.tournament.security import AccessDenied, format_table_code
 from scopa.tournament.service import TableDesk, replay
 from scopa.tournament.ui import TableDraftStore, client_id, header, pair_names, service, texts
@@ -57,7 +58,7 @@ names = pair_names(match)
 hands = desk.hands()
 scoring_match = replay(rules, hands, names)
 
-st.subheader(f"{names['a']} – {names['b']}")
+st.subheader(f"{escape_markdown(names['a'])} – {escape_markdown(names['b'])}")
 st.caption(
     " · ".join(
         (

@@ -15,6 +15,8 @@ from typing import Any
 
 from scoring import Card, Suit
 
+from .plaintext import escape_markdown
+
 LANGUAGES: dict[str, str] = {"it": "Italiano", "en": "English"}
 DEFAULT_LANGUAGE = "it"
 
@@ -29,14 +31,19 @@ def catalog(lang: str) -> dict[str, str]:
 class Translator:
     """`t("key", **fields)` gives the string in the chosen language; also names cards and suits."""
 
-    def __init__(self, lang: str = DEFAULT_LANGUAGE, deck: str = "napoletane") -> None:
+    def __init__(
+        self, lang: str = DEFAULT_LANGUAGE, deck: str = "napoletane", *, markdown: bool = True
+    ) -> None:
+        """`markdown`: the strings go to Streamlit, which reads Markdown, so text fields (names
+        typed by players) are escaped to show as typed; False for plain-text output."""
         self.lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+        self.markdown = markdown
         # Cards are named as printed on the deck in play: with French-suited cards the 7 of
         # denari is the 7 of quadri (diamonds) and the 9 a donna (queen).
         self.deck = deck
 
     def for_deck(self, deck: str) -> Translator:
-        return Translator(self.lang, deck)
+        return Translator(self.lang, deck, markdown=self.markdown)
 
     def _deck_key(self, key: str) -> str:
         """`suit.D` becomes `suit.francesi.D` when the deck has a name of its own for it."""
@@ -48,7 +55,11 @@ class Translator:
         text = catalog(self.lang).get(key)
         if text is None:
             text = catalog(DEFAULT_LANGUAGE)[key]
-        return text.format(**fields) if fields else text
+        if not fields:
+            return text
+        if self.markdown:
+            fields = {k: escape_markdown(v) if isinstance(v, str) else v for k, v in fields.items()}
+        return text.format(**fields)
 
     def n(self, key: str, count: int, **fields: Any) -> str:
         """A string about `count` things: the `<key>.one` form when there is exactly one."""

@@ -12,6 +12,7 @@ import html
 import io
 from collections.abc import Iterable, Sequence
 
+from ..plaintext import spreadsheet_safe
 from .records import GroupStandings, HandView, MatchView, TournamentInfo, group_label
 from .service import RefereeDesk, TournamentService
 from .text import TournamentText
@@ -69,7 +70,7 @@ def _csv(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
-    writer.writerows(rows)
+    writer.writerows([spreadsheet_safe(cell) for cell in row] for row in rows)
     return buffer.getvalue()
 
 
@@ -188,7 +189,7 @@ def results_html(
     now: dt.datetime | None = None,
 ) -> str:
     """A self-contained printable page: standings, then every round's results."""
-    t = TournamentText(lang)
+    t = TournamentText(lang, markdown=False)
     info = service.tournament(tournament_id)
     standings = service.standings(tournament_id)
     matches = service.matches(tournament_id)
@@ -288,7 +289,7 @@ def codes_html(
     """One slip per table with its code, to cut out and leave on the table."""
     from .security import format_table_code
 
-    t = TournamentText(lang)
+    t = TournamentText(lang, markdown=False)
     e = html.escape
     slips = []
     for match, code in codes:

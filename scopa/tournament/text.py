@@ -12,6 +12,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from scopa.plaintext import escape_markdown
+
 LANGUAGES = {"it": "Italiano", "en": "English"}
 DEFAULT_LANGUAGE = "it"
 
@@ -23,15 +25,24 @@ def catalog(lang: str) -> dict[str, str]:
 
 
 class TournamentText:
-    """`t("tour.key", **fields)`; keys without the `tour.` prefix go to `scopa.i18n`."""
+    """`t("tour.key", **fields)`; keys without the `tour.` prefix go to `scopa.i18n`.
 
-    def __init__(self, lang: str = DEFAULT_LANGUAGE) -> None:
+    `markdown` as for `scopa.i18n.Translator`: text fields are escaped for Streamlit unless the
+    strings go to plain text or HTML (the exports escape for HTML themselves).
+    """
+
+    def __init__(self, lang: str = DEFAULT_LANGUAGE, *, markdown: bool = True) -> None:
         self.lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+        self.markdown = markdown
 
     def __call__(self, key: str, **fields: Any) -> str:
-        if key.startswith("tour."):
-            text = catalog(self.lang).get(key) or catalog(DEFAULT_LANGUAGE)[key]
-            return text.format(**fields) if fields else text
         from scopa.i18n import Translator
 
-        return Translator(self.lang)(key, **fields)
+        if not key.startswith("tour."):
+            return Translator(self.lang, markdown=self.markdown)(key, **fields)
+        text = catalog(self.lang).get(key) or catalog(DEFAULT_LANGUAGE)[key]
+        if not fields:
+            return text
+        if self.markdown:
+            fields = {k: escape_markdown(v) if isinstance(v, str) else v for k, v in fields.items()}
+        return text.format(**fields)

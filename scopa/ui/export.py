@@ -8,6 +8,7 @@ import io
 import pandas as pd
 
 from scopa.i18n import Translator
+from scopa.plaintext import spreadsheet_safe
 from scopa.storage import StoredMatch
 from scoring import CATEGORIES, Match, Rules, SideInput
 
@@ -66,7 +67,7 @@ def match_csv(stored: StoredMatch, match: Match, t: Translator) -> str:
                 [
                     stored.id,
                     number,
-                    side,
+                    spreadsheet_safe(side),
                     result.cards_count,
                     result.denari_count,
                     result.primiera_sum,

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from scopa.i18n import Translator
+from scopa.plaintext import escape_markdown
 from scopa.storage import MatchRepository, StoredHand, StoredMatch
 from scopa.ui.breakdown import render_breakdown
 from scopa.ui.export import score_history
@@ -35,7 +36,7 @@ def render_scoreboard(match: Match, t: Translator) -> None:
     row = st.container(horizontal=True)
     for side in match.sides:
         row.metric(
-            side,
+            escape_markdown(side),
             match.totals[side],
             delta=f"+{last[side]}" if last else None,
             delta_color="off" if not last.get(side) else "normal",
@@ -105,7 +106,9 @@ def render_history(
     """Every hand, newest first: its score, breakdown, photos, corrections, and an edit button."""
     for index in reversed(range(len(stored.hands))):
         hand, result = stored.hands[index], match.hands[index]
-        points = " · ".join(f"{side} {total}" for side, total in result.totals.items())
+        points = " · ".join(
+            f"{escape_markdown(side)} {total}" for side, total in result.totals.items()
+        )
         with st.expander(f"{t('history.hand', number=index + 1)} — {points}", expanded=False):
             render_breakdown(result, match.rules, t)
             if hand.corrections:

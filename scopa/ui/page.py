@@ -14,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from scopa.i18n import DEFAULT_LANGUAGE, LANGUAGES, Translator
+from scopa.plaintext import escape_markdown
 from scopa.storage import MatchRepository, StoredHand, StoredMatch, resolve_db_url
 from scopa.ui.draft import MANUAL, PHOTOS, RepositoryDraftStore
 from scopa.ui.export import match_csv, replay, rules_of
@@ -194,7 +195,9 @@ def _earlier_matches(repo: MatchRepository, t: Translator, skip: int | None) -> 
                 totals = replay(stored).totals
             except ScopaError:  # rules this version cannot read: still list the match
                 totals = {}
-            scores = " – ".join(f"{side} {totals.get(side, '?')}" for side in stored.sides)
+            scores = " – ".join(
+                f"{escape_markdown(side)} {totals.get(side, '?')}" for side in stored.sides
+            )
             state = (
                 t("earlier.won", side=stored.winner)
                 if stored.finished and stored.winner
@@ -228,7 +231,7 @@ def _match_page(repo: MatchRepository, stored: StoredMatch, t: Translator) -> No
     if (stored.status, stored.winner) != (match.status, match.winner):
         repo.set_outcome(stored.id, match.status, match.winner)
 
-    st.subheader(" – ".join(stored.sides))
+    st.subheader(" – ".join(escape_markdown(side) for side in stored.sides))
     st.caption(rules_summary(match.rules, t))
     render_scoreboard(match, t)
     render_outcome(match, t)
