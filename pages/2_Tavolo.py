@@ -14,15 +14,17 @@ from scopa.tournament.service import TableDesk, replay
 from scopa.tournament.ui import TableDraftStore, client_id, header, pair_names, service, texts
 from scopa.ui.breakdown import render_breakdown
 from scopa.ui.draft import MANUAL, PHOTOS
-from scopa.ui.hand_entry import render_hand_entry, render_photo_guidance
+from scopa.ui.hand_entry import render_hand_entry
 from scopa.ui.match_view import render_outcome, render_scoreboard, rules_summary
 from scopa.ui.page import models_available, recognizer_loader
+from scopa.ui.table import apply_table_style
 from scoring import SPAREGGIO, Rules, ScopaError
 
 CODE = "codice"
 
 st.set_page_config(page_title="Tavolo · Scopa", page_icon=":material/table_restaurant:")
 t, tr = texts()
+apply_table_style()
 header(t("tour.table.title"))
 
 
@@ -85,7 +87,6 @@ if match.status not in ("won", "bye"):
     if not desk.draft()["entry"]:
         # A new hand starts by photo when the models are there, else on the card grid.
         desk.save_draft_entry({"mode": PHOTOS if models_available() else MANUAL})
-    render_photo_guidance(tr, expanded=number == 1)
     store = TableDraftStore(desk, names)
     submission = render_hand_entry(
         store,
@@ -114,6 +115,7 @@ if match.status not in ("won", "bye"):
 
 if hands:
     st.subheader(tr("history.title"))
+    st.caption(t("tour.table.ask_referee"))
     counted = [hand.id for hand in hands if hand.status == "counted"]
     results = dict(zip(counted, scoring_match.hands, strict=True))
     for hand in reversed(hands):

@@ -510,10 +510,23 @@ def test_undo_removes_the_last_hand(db_url, repo):
     at = new_app(match=str(match_id))
     assert at.subheader[1].value == "Mano 3"
     at.button(key="undo").click().run()
+    # Nothing is undone before the players confirm; "No" keeps the hand.
+    assert "Annullare la mano 2?" in at.warning[-1].value
+    assert len(repo.get_match(match_id).hands) == 2
+    at.button(key="undo:no").click().run()
+    assert len(repo.get_match(match_id).hands) == 2
+    at.button(key="undo").click().run()
+    at.button(key="undo:yes").click().run()
     check_no_exception(at)
     assert [toast.value for toast in at.toast] == ["Mano 2 annullata."]
     assert at.subheader[1].value == "Mano 2"
     assert len(repo.get_match(match_id).hands) == 1
+    # Redo records the same hand again.
+    at.button(key="redo").click().run()
+    check_no_exception(at)
+    hands = repo.get_match(match_id).hands
+    assert len(hands) == 2 and hands[1].sides == split(COPPE)
+    assert at.subheader[1].value == "Mano 3"
 
 
 def test_editing_a_past_hand_recomputes_the_totals(db_url, repo):

@@ -262,6 +262,8 @@ class _Entry:
             max_upload_size=MAX_PHOTO_BYTES // 2**20,  # the browser refuses bigger files at once
             key=self.k("upload", side, nonce),
         )
+        # Streamlit's own uploader texts stay in English: say in ours what its button does.
+        st.caption(t("photo.upload_help"))
         shot = None
         if st.toggle(t("photo.use_camera"), key=self.k("camera_on", side)):
             shot = st.camera_input(t("photo.camera", side=side), key=self.k("camera", side, nonce))

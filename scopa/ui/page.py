@@ -28,13 +28,16 @@ from scopa.ui.match_view import (
 )
 from scopa.ui.photos import PhotoRejected
 from scopa.ui.setup import render_match_setup
-from scoring import SPAREGGIO, WON, Match, ScopaError
+from scopa.ui.table import apply_table_style, render_phone_link
+from scoring import SPAREGGIO, WON, Match, ScopaError, SideInput
 
 MATCH = "match_id"
 EDITING = "editing"
 FLASH = "flash"
 CELEBRATE = "celebrate"
 LANG = "lang"
+UNDO_ASKED = "undo_asked"
+REDO = "undone_hand"  # the hand last undone: {"match": id, "number": n, "sides": {...}}
 EARLIER_MATCHES = 20  # listed on the start page, most recent first
 
 
@@ -78,6 +81,7 @@ def models_available() -> bool:
 def render_page() -> None:
     """The whole page; `app.py` calls this after `st.set_page_config`."""
     t = Translator(_language())
+    apply_table_style()
     _header(t)
     for message in st.session_state.pop(FLASH, []):
         st.toast(message)
@@ -170,6 +174,7 @@ def _start(repo: MatchRepository, t: Translator) -> None:
                 args=(latest.id,),
                 width="stretch",
             )
+    render_phone_link(t)
     st.subheader(t("setup.title"))
     setup = render_match_setup(t)
     if setup is not None:
@@ -355,27 +360,85 @@ def _edit_hand(repo: MatchRepository, stored: StoredMatch, hand_id: int, t: Tran
 
 def _undo(repo: MatchRepository, match_id: int, t: Translator) -> None:
     # Read the match again: another tab, or a double tap, may have undone a hand already.
+    st.session_state.pop(UNDO_ASKED, None)
     stored = repo.get_match(match_id)
     if not stored.hands:
         return
+    last = stored.hands[-1]
     after = replay(stored)
     after.undo_last()
     repo.undo_last_hand(stored.id, outcome=(after.status, after.winner))
     st.session_state.pop(EDITING, None)
+    st.session_state[REDO] = {"match": match_id, "number": len(stored.hands), "sides": last.sides}
     _flash(t("actions.undone", number=len(stored.hands)))
+
+
+def _redo(repo: MatchRepository, match_id: int, t: Translator) -> None:
+    """Record again the hand last undone (its cards and scope; its photos are gone)."""
+    undone = st.session_state.pop(REDO, None)
+    stored = repo.get_match(match_id)
+    if not undone or undone["match"] != match_id or undone["number"] != len(stored.hands) + 1:
+        return
+    after = replay(stored)
+    sides = undone["sides"]
+    try:
+        result = after.add_hand({side: SideInput.from_spec(spec) for side, spec in sides.items()})
+        draft = repo.open_draft(match_id, entry={"mode": MANUAL})
+        entry = {
+            "mode": MANUAL,
+            "manual": {side: spec["cards"] for side, spec in sides.items()},
+            "scope": {side: spec["scope"] for side, spec in sides.items()},
+        }
+        repo.save_entry(draft.id, entry)
+        repo.commit_hand(draft.id, sides, result.to_dict(), outcome=(after.status, after.winner))
+    except ScopaError:
+        _flash(t("actions.redo_failed", number=undone["number"]))
+        return
+    _flash(t("actions.redone", number=undone["number"]))
+
+
+def _can_redo(repo: MatchRepository, stored: StoredMatch) -> bool:
+    undone = st.session_state.get(REDO)
+    if not undone or undone["match"] != stored.id or undone["number"] != len(stored.hands) + 1:
+        return False
+    # Only over an untouched next hand: a redo must not drop what was entered since.
+    draft = repo.draft(stored.id)
+    return draft is None or not (draft.photos or draft.corrections or (draft.entry or {}).get("manual"))
 
 
 def _actions(repo: MatchRepository, stored: StoredMatch, match: Match, t: Translator) -> None:
     st.subheader(t("actions.title"))
-    st.button(
-        t("actions.undo"),
-        key="undo",
-        on_click=_undo,
-        args=(repo, stored.id, t),
-        disabled=not stored.hands,
-        icon=":material/undo:",
-        width="stretch",
-    )
+    if st.session_state.get(UNDO_ASKED) and stored.hands:
+        # Undo deletes a recorded hand with its photos: ask first.
+        st.warning(t("actions.undo_confirm", number=len(stored.hands)))
+        row = st.container(horizontal=True)
+        row.button(
+            t("actions.undo_yes"),
+            key="undo:yes",
+            type="primary",
+            on_click=_undo,
+            args=(repo, stored.id, t),
+        )
+        row.button(t("actions.undo_no"), key="undo:no", on_click=st.session_state.pop, args=(UNDO_ASKED,))
+    else:
+        st.button(
+            t("actions.undo"),
+            key="undo",
+            on_click=st.session_state.__setitem__,
+            args=(UNDO_ASKED, True),
+            disabled=not stored.hands,
+            icon=":material/undo:",
+            width="stretch",
+        )
+    if _can_redo(repo, stored):
+        st.button(
+            t("actions.redo", number=st.session_state[REDO]["number"]),
+            key="redo",
+            on_click=_redo,
+            args=(repo, stored.id, t),
+            icon=":material/redo:",
+            width="stretch",
+        )
     st.download_button(
         t("actions.csv"),
         data=match_csv(stored, match, t),
