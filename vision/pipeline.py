@@ -117,7 +117,7 @@ class CardRecognizer:
             from scoring.errors import ScopaError
 
             raise ScopaError(f"unknown deck style {deck!r}: choose one of {', '.join(DECK_STYLES)}")
-        from .backends import load_backends
+        from .backends import BackendUnavailableError, load_backends
 
         self.models_dir = Path(models_dir) if models_dir else MODELS_DIR
         self.deck = deck
@@ -128,7 +128,10 @@ class CardRecognizer:
                 raise ModelsMissingError(f"model weights not found: {path}")
         # ONNX Runtime when models/*.onnx are the export of these weights, else ultralytics
         # (see vision/backends.py; `backend` forces one).
-        self.detector, self.identifier = load_backends(detector_path, identifier_path, backend)
+        try:
+            self.detector, self.identifier = load_backends(detector_path, identifier_path, backend)
+        except BackendUnavailableError as exc:
+            raise ModelsMissingError(str(exc)) from None
         self.detector_imgsz = detector_imgsz
         self.small_card_px = small_card_px
         self.box_threshold = box_threshold
