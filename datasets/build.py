@@ -26,7 +26,15 @@ from vision.types import NOT_A_CARD
 
 from . import faces as face_lib
 from . import photometric
-from .scenes import LAYOUTS, Assets, card_quad, render_card_crop, render_scene, warp_crop
+from .scenes import (
+    LAYOUTS,
+    Assets,
+    card_quad,
+    draw_turn,
+    render_card_crop,
+    render_scene,
+    warp_crop,
+)
 
 SPLIT_IDS = {"train": 0, "val": 1}
 # How often each deck appears in scenes; real decks bring real paper and print.
@@ -38,12 +46,30 @@ DECK_WEIGHTS = {
     "francesi": 1,
     "real": 2,
 }
-LAYOUT_WEIGHTS = {"grid": 0.3, "rows": 0.3, "cascade": 0.2, "scatter": 0.2}
-# Cards cut from piles for the identifier: mostly from the layouts that cover half a card, where
-# it reads worst (in grid and rows nearly the whole card shows, as in the single-card crops).
-PILE_CROP_LAYOUT_WEIGHTS = {"grid": 0.15, "rows": 0.15, "cascade": 0.35, "scatter": 0.35}
+LAYOUT_WEIGHTS = {
+    "grid": 0.15,
+    "rows": 0.15,
+    "fan": 0.15,
+    "cascade": 0.15,
+    "suit_columns": 0.1,
+    "hand_fan": 0.1,
+    "scatter": 0.2,
+}
+# Cards cut from piles for the identifier: mostly from the layouts that show part of a card,
+# where it reads worst (in grid and rows nearly the whole card shows, as in single-card crops).
+PILE_CROP_LAYOUT_WEIGHTS = {
+    "grid": 0.05,
+    "rows": 0.1,
+    "fan": 0.25,
+    "cascade": 0.15,
+    "suit_columns": 0.15,
+    "hand_fan": 0.1,
+    "scatter": 0.2,
+}
+# Share of pile photos where the pile runs past the frame and cards at its edge are cut off.
+CUT_OFF_SHARE = 0.1
 FEW_CARDS = 0.2  # share of detector scenes with 1-6 cards
-MIN_VISIBLE = 0.3  # label a card only if at least this fraction of it shows (amodal box)
+MIN_VISIBLE = 0.25  # label a card only if at least this fraction of it shows (amodal box)
 NEGATIVES_PER_SCENE = 4
 # A crop counts as "no card" only if it overlaps every card at most this much (IoU): crops of a
 # badly boxed real card must never be taught as "no card".
@@ -126,7 +152,9 @@ def scene_for(
     chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
     if rng.random() < 0.5:  # portrait photos as often as landscape ones
         size = (size[1], size[0])
-    return render_scene(rng, _assets, chosen, layout, size=size)
+    return render_scene(
+        rng, _assets, chosen, layout, size=size, turn=draw_turn(rng), overflow=CUT_OFF_SHARE
+    )
 
 
 def obb_label_lines(scene, min_visible: float = MIN_VISIBLE) -> list[str]:
@@ -189,7 +217,16 @@ def _render_pile(
     )
     chosen = [deck[i] for i in rng.choice(len(deck), size=min(n, len(deck)), replace=False)]
     size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
-    return render_scene(rng, _assets, chosen, layout, size=size, **kwargs)
+    return render_scene(
+        rng,
+        _assets,
+        chosen,
+        layout,
+        size=size,
+        turn=draw_turn(rng),
+        overflow=CUT_OFF_SHARE,
+        **kwargs,
+    )
 
 
 PILE_CROPS_PER_SCENE = 6
@@ -591,8 +628,14 @@ def hand_scenes(
     hand = []
     for pile in piles:
         faces = [deck[i] for i in pile]
+        # Both sides' photos are taken from wherever that side sits: each its own turn.
         scene = render_scene(
-            rng, _assets, faces, layout, size=size if rng.random() < 0.5 else (size[1], size[0])
+            rng,
+            _assets,
+            faces,
+            layout,
+            size=size if rng.random() < 0.5 else (size[1], size[0]),
+            turn=draw_turn(rng),
         )
         hand.append(([f.code for f in faces], scene))
     return hand

@@ -1,8 +1,10 @@
 """Synthetic photos of a captured pile spread on a table, with every card's four corners.
 
-A scene is laid out on a flat "table plane" (grid, overlapping rows, cascade or loose scatter),
-drawn back to front with soft shadows, then seen through a tilted camera (a homography) and the
-camera chain of `photometric`. Each card keeps its amodal quad (the whole card, even where another
+A scene is laid out on a flat "table plane" in one of the ways players lay a pile (`LAYOUTS`:
+a grid, overlapping rows, fans of strips, cascades, columns by suit, a hand fan, a loose scatter),
+turned as a whole by the side of the table the photo is taken from (`draw_turn`: quarter turns
+included), drawn back to front with soft shadows, then seen through a tilted camera (a
+homography) and the camera chain of `photometric`. Each card keeps its amodal quad (the whole card, even where another
 card covers it) and the fraction of it that shows, so the writers can decide what to label.
 """
 
@@ -19,7 +21,7 @@ from . import photometric
 from .faces import CARD_ASPECT, FACE_HEIGHT, FACE_WIDTH, Face
 from .surfaces import make_surface
 
-LAYOUTS = ("grid", "rows", "cascade", "scatter")
+LAYOUTS = ("grid", "rows", "fan", "cascade", "suit_columns", "hand_fan", "scatter")
 FACE_CORNERS = np.float32(
     [[0, 0], [FACE_WIDTH - 1, 0], [FACE_WIDTH - 1, FACE_HEIGHT - 1], [0, FACE_HEIGHT - 1]]
 )
@@ -37,6 +39,9 @@ class Scene:
     image: np.ndarray  # BGR uint8
     layout: str
     cards: list[PlacedCard] = field(default_factory=list)
+    # How far the whole layout is turned on the table (degrees, clockwise): 90 or 270 is a pile
+    # photographed from the side of the table.
+    turn: float = 0.0
     # Card-shaped things that are not face-up cards (card backs, phones), in image pixels:
     # the places a detector is most tempted to see a card that is not there.
     lookalikes: list[np.ndarray] = field(default_factory=list)
@@ -114,10 +119,15 @@ def _rows(rng, n, box, overlap_range=(0.08, 0.34)):
     return quads
 
 
-def _cascade(rng, n, box):
-    """Columns of cards each covering about half of the one before (a fanned-out pile)."""
+def _cascade(rng, n, box, groups=None):
+    """Columns of cards, each showing a quarter to two thirds of its height above the next one.
+
+    `groups` (column lengths) makes one column per group, as when a pile is sorted by suit.
+    """
     x0, y0, w, h = box
-    step = rng.uniform(0.42, 0.6)  # fraction of card height that stays visible
+    step = rng.uniform(0.25, 0.67)  # fraction of card height that stays visible
+    if groups:
+        return _columns(rng, groups, box, step)
     best = None
     for cols in range(1, n + 1):
         per_col = -(-n // cols)
@@ -133,6 +143,76 @@ def _cascade(rng, n, box):
         cy = y0 + ch / 2 + r * ch * step + rng.normal(0, ch * 0.02)
         quads.append(card_quad(cx, cy, cw, rng.normal(0, 2) + 180 * (rng.random() < 0.5)))
     return quads
+
+
+def _columns(rng, groups, box, step):
+    """One cascade column per group (`groups`: the column lengths, in drawing order)."""
+    x0, y0, w, h = box
+    cols, longest = len(groups), max(groups)
+    cw = min(w / (cols + (cols - 1) * 0.1), h * CARD_ASPECT / (1 + (longest - 1) * step))
+    ch = cw / CARD_ASPECT
+    quads = []
+    for c, size in enumerate(groups):
+        for r in range(size):
+            cx = x0 + cw / 2 + c * cw * 1.1 + rng.normal(0, cw * 0.02)
+            cy = y0 + ch / 2 + r * ch * step + rng.normal(0, ch * 0.02)
+            quads.append(card_quad(cx, cy, cw, rng.normal(0, 2) + 180 * (rng.random() < 0.5)))
+    return quads
+
+
+def _fan(rng, n, box):
+    """Rows where each card shows only a strip, a quarter to two thirds of its width."""
+    return _rows(rng, n, box, overlap_range=(0.33, 0.75))
+
+
+def _hand_fan(rng, n, box):
+    """Cards turned about a point near their lower end, each showing a wedge; a pile of more
+    than ten cards makes several fans, laid in a grid."""
+    fans = -(-n // 10)
+    per_row = int(np.ceil(np.sqrt(fans)))
+    sizes = [len(part) for part in np.array_split(np.arange(n), fans)]
+    width = 100.0  # laid out at this card width, then fitted into the box
+    height = width / CARD_ASPECT
+    quads = []
+    for k, size in enumerate(sizes):
+        spread = rng.uniform(50, 150)
+        reach = height * rng.uniform(0.3, 0.45)  # from the pivot to each card's centre
+        row, col = divmod(k, per_row)
+        pivot = np.float32([col * height * 1.4, row * height * 1.3])
+        for i in range(size):
+            angle = -spread / 2 + spread * i / max(size - 1, 1) + rng.normal(0, 1.5)
+            a = np.deg2rad(angle)
+            cx, cy = pivot + reach * np.float32([np.sin(a), -np.cos(a)])
+            quads.append(card_quad(cx, cy, width, angle + 180 * (rng.random() < 0.5)))
+    return fit_into(quads, box)
+
+
+def fit_into(quads: list[np.ndarray], box) -> list[np.ndarray]:
+    """Scale and move a layout (keeping its shape) so that it fills `box` (x0, y0, w, h)."""
+    pts = np.concatenate(quads)
+    low, high = pts.min(0), pts.max(0)
+    x0, y0, w, h = box
+    scale = min(w / max(high[0] - low[0], 1e-6), h / max(high[1] - low[1], 1e-6))
+    offset = np.float32([x0, y0]) + (np.float32([w, h]) - (high - low) * scale) / 2
+    return [((q - low) * scale + offset).astype(np.float32) for q in quads]
+
+
+def turned(quads: list[np.ndarray], degrees: float, center) -> list[np.ndarray]:
+    """The layout turned clockwise (image coordinates, y down) by `degrees` about `center`."""
+    a = np.deg2rad(degrees)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
+    c = np.float32(center)
+    return [((q - c) @ rot.T + c).astype(np.float32) for q in quads]
+
+
+def draw_turn(rng: np.random.Generator) -> float:
+    """How a layout lies in the photo: the photo is taken from any side of the table, so
+    quarter turns are as common as the upright view; sometimes at any angle."""
+    kind = rng.random()
+    if kind < 0.1:
+        return float(rng.uniform(0, 360))
+    base = rng.choice([0, 90, 180, 270], p=[0.4, 0.25, 0.1, 0.25])
+    return float(base + rng.normal(0, 4))
 
 
 def _scatter(rng, n, box):
@@ -154,7 +234,34 @@ def _scatter(rng, n, box):
     return quads
 
 
-LAYOUT_FUNCS = {"grid": _grid, "rows": _rows, "cascade": _cascade, "scatter": _scatter}
+def _reversed_overlap(layout):
+    """A layout drawn in the opposite order: rows laid left over right instead of right over
+    left, a cascade with the lower card under instead of over."""
+
+    def draw(rng, n, box, **kwargs):
+        quads = layout(rng, n, box, **kwargs)
+        return quads[::-1] if rng.random() < 0.5 else quads
+
+    return draw
+
+
+LAYOUT_FUNCS = {
+    "grid": _grid,
+    "rows": _reversed_overlap(_rows),
+    "fan": _reversed_overlap(_fan),
+    "cascade": _reversed_overlap(_cascade),
+    "suit_columns": _reversed_overlap(_cascade),
+    "hand_fan": _hand_fan,
+    "scatter": _scatter,
+}
+
+
+def by_suit(faces: list[Face]) -> tuple[list[Face], list[int]]:
+    """The faces sorted into suit columns (a shuffled column order), and each column's length."""
+    suits = sorted({f.code[-1] for f in faces})
+    columns = [[f for f in faces if f.code[-1] == suit] for suit in suits]
+    ordered = [col for col in columns if col]
+    return [f for col in ordered for f in col], [len(col) for col in ordered]
 
 
 # --- drawing
@@ -281,8 +388,13 @@ def render_scene(
     size: tuple[int, int] = (1024, 768),
     distractors: bool = True,
     distractor_rate: float = 0.35,
+    turn: float = 0.0,
+    overflow: float = 0.0,
 ) -> Scene:
-    """Draw `faces` (in order, back to front) in `layout` on a random table, as a phone sees it."""
+    """Draw `faces` (in order, back to front) in `layout` on a random table, as a phone sees it.
+
+    The layout is turned by `turn` degrees as a whole. With probability `overflow` the pile is
+    larger than the frame and the cards at its edge are cut off."""
     out_w, out_h = size
     margin = 0.14
     plane_w, plane_h = int(out_w * (1 + 2 * margin)), int(out_h * (1 + 2 * margin))
@@ -303,14 +415,26 @@ def render_scene(
     )
 
     canvas = make_surface(rng, plane_h, plane_w, assets.patches)
-    fill = rng.uniform(0.6, 0.9)
+    cut_off = rng.random() < overflow
+    fill = rng.uniform(1.0, 1.2) if cut_off else rng.uniform(0.45, 0.92)
     box_w, box_h = out_w * fill, out_h * fill
     box = (ox + (out_w - box_w) * rng.random(), oy + (out_h - box_h) * rng.random(), box_w, box_h)
+    groups = None
+    if layout == "suit_columns":
+        faces, groups = by_suit(faces)
+    sideways = abs(np.sin(np.deg2rad(turn))) > np.sin(np.deg2rad(45))
     for _attempt in range(6):
-        quads = LAYOUT_FUNCS[layout](rng, len(faces), box)
+        x0, y0, w, h = box
+        # A layout seen from the side is laid out along the other axis of the frame.
+        laid = (x0 + (w - h) / 2, y0 + (h - w) / 2, h, w) if sideways else box
+        kwargs = {"groups": groups} if groups else {}
+        quads = LAYOUT_FUNCS[layout](rng, len(faces), laid, **kwargs)
+        if turn % 360:
+            quads = fit_into(turned(quads, turn, (x0 + w / 2, y0 + h / 2)), box)
         image_quads = [cv2.perspectiveTransform(q[None], to_image)[0] for q in quads]
         allq = np.concatenate(image_quads)
-        if allq.min() >= 1 and allq[:, 0].max() <= out_w - 2 and allq[:, 1].max() <= out_h - 2:
+        inside = allq.min() >= 1 and allq[:, 0].max() <= out_w - 2 and allq[:, 1].max() <= out_h - 2
+        if inside or cut_off:
             break
         # Shrink the layout towards its centre until the whole pile is in frame.
         x0, y0, w, h = box
@@ -334,7 +458,7 @@ def render_scene(
         for f, q, v in zip(faces, image_quads, fractions, strict=True)
     ]
     seen_lookalikes = [cv2.perspectiveTransform(q[None], to_image)[0] for q in lookalikes]
-    return Scene(image, layout, cards, seen_lookalikes)
+    return Scene(image, layout, cards, turn=turn % 360, lookalikes=seen_lookalikes)
 
 
 def render_card_crop(

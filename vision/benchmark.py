@@ -41,22 +41,31 @@ def speed(
 
 def hands(
     recognizer,
-    hands_iter: Iterable[tuple[str, list[tuple[list[str], np.ndarray]]]],
+    hands_iter: Iterable[tuple[str, list[tuple[list[str], object]]]],
     rules,
     progress: Callable[[Iterable], Iterable] = iter,
 ) -> dict:
-    """Two-side hands from generated photos: are the card sets, and the determinate scores, right?"""
+    """Two-side hands from generated photos: are the card sets, and the determinate scores, right?
+
+    `hands_iter` gives (layout, [(codes, scene)] per side), a scene as `scopa_datasets` draws
+    it; the photos' cards are also counted one by one (`SceneReport`: by visible share and lie).
+    """
     from scoring import SideInput, score_hand
+    from vision.evaluate import SceneReport, scene_truth
     from vision.reconcile import reconcile
 
     stats: dict[str, Counter] = {}
+    photos = SceneReport()
     times = []
     for layout, hand in progress(hands_iter):
         s = stats.setdefault(layout, Counter())
         started = time.perf_counter()
-        sides = {f"S{i + 1}": [recognizer.recognize(image)] for i, (_, image) in enumerate(hand)}
+        results = [recognizer.recognize(scene.image) for _, scene in hand]
+        sides = {f"S{i + 1}": [result] for i, result in enumerate(results)}
         recon = reconcile(sides, rules)
         times.append(time.perf_counter() - started)
+        for (_, scene), result in zip(hand, results, strict=True):
+            photos.add(layout, scene_truth(scene), result)
         truth = {f"S{i + 1}": set(codes) for i, (codes, _) in enumerate(hand)}
         got = {name: {c.code for c in cards} for name, cards in recon.sides.items()}
         s["hands"] += 1
@@ -78,7 +87,7 @@ def hands(
     for layout, s in sorted(stats.items()):
         out[layout] = {
             "hands": s["hands"],
-            "exact_hands": round(s["exact_hands"] / s["hands"], 4),
+            "exact_hands": s["exact_hands"],
             "cards_on_right_side": round(s["right_side"] / s["cards"], 4),
             "determinate": s["determinate"],
             "determinate_but_wrong": s["determinate_wrong"],
@@ -89,6 +98,11 @@ def hands(
         "all_cards_on_right_side": round(
             sum(s["right_side"] for s in stats.values()) / max(total_cards, 1), 4
         ),
+        "hands": sum(s["hands"] for s in stats.values()),
+        "exact_hands": sum(s["exact_hands"] for s in stats.values()),
+        "determinate": sum(s["determinate"] for s in stats.values()),
+        "determinate_but_wrong": sum(s["determinate_wrong"] for s in stats.values()),
+        "photos": photos.to_dict(),
         "median_seconds_per_hand": round(statistics.median(times), 3) if times else None,
     }
 

@@ -128,29 +128,71 @@ def evaluate_identifier_on_corners(
     return report
 
 
+# How much of a card shows, in the bins the bars are set for (the lower bound of each).
+SHARE_BINS = ((2 / 3, "at least 2/3"), (0.45, "45-67%"), (0.30, "30-45%"), (0.0, "under 30%"))
+SHARE_NAMES = [name for _, name in SHARE_BINS]
+LIES = ("upright", "sideways", "diagonal")
+# A card on a pile photo must be found when at least this share of it shows (see datasets/).
+MIN_VISIBLE = 0.25
+# Confidence from which a reading counts as sure, for the calibration figure.
+SURE = 0.99
+
+
+def share_bin(visible: float) -> str:
+    return next(name for low, name in SHARE_BINS if visible >= low)
+
+
+def card_lie(quad: np.ndarray, tolerance: float = 20.0) -> str:
+    """How a card lies in the photo: `upright` (long side within `tolerance` degrees of the
+    vertical, either end up), `sideways` (of the horizontal) or `diagonal`."""
+    q = np.float32(quad).reshape(4, 2)
+    sides = [q[1] - q[0], q[2] - q[1]]
+    long_side = max(sides, key=lambda v: float(np.hypot(*v)))
+    angle = np.degrees(
+        np.arctan2(abs(long_side[1]), abs(long_side[0]))
+    )  # 0 horizontal, 90 vertical
+    if angle >= 90 - tolerance:
+        return "upright"
+    return "sideways" if angle <= tolerance else "diagonal"
+
+
+@dataclass
+class CardOutcome:
+    """One true card of a pile photo: how it lay and showed, and what became of it."""
+
+    layout: str
+    share: str
+    lie: str
+    found: bool
+    identified: bool
+
+
 @dataclass
 class SceneReport:
-    """Generated piles: cards found and identified, per layout."""
+    """Generated or bench piles: cards found and identified by layout, by the share of each card
+    that shows and by how it lies; false cards per photo; and how sure readings turn out."""
 
-    per_layout: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    outcomes: list[CardOutcome] = field(default_factory=list)
+    photos: Counter = field(default_factory=Counter)  # per layout
+    false_cards: Counter = field(default_factory=Counter)  # per layout
     confusions: Counter = field(default_factory=Counter)
+    sure_reads: int = 0  # detections read at confidence >= SURE ...
+    sure_wrong: int = 0  # ... of which the card is wrong, or there is no card
     seconds: list[float] = field(default_factory=list)
 
     def add(
         self,
         layout: str,
-        truth: list[tuple[str, np.ndarray, bool]],
+        truth: list[tuple[str, np.ndarray, float]],
         result: PhotoResult,
         min_iou: float = 0.5,
     ) -> None:
         """Match detections to true cards greedily by polygon IoU.
 
-        `truth` is (code, quad, counted): a card mostly hidden under others is not counted as one
-        the program must find, but finding it is not a false card either.
+        `truth` is (code, quad, visible share): a card showing under MIN_VISIBLE is not one the
+        program must find, but finding it is not a false card either.
         """
-        stats = self.per_layout[layout]
-        stats["photos"] += 1
-        stats["cards"] += sum(counted for _, _, counted in truth)
+        self.photos[layout] += 1
         pairs = sorted(
             (
                 (polygon_iou(t_quad, d.quad), ti, di)
@@ -159,36 +201,82 @@ class SceneReport:
             ),
             reverse=True,
         )
-        used_t, used_d = set(), set()
+        match: dict[int, int] = {}
+        used_d: set[int] = set()
         for iou, ti, di in pairs:
-            if iou < min_iou or ti in used_t or di in used_d:
+            if iou < min_iou or ti in match or di in used_d:
                 continue
-            used_t.add(ti)
+            match[ti] = di
             used_d.add(di)
-            if not truth[ti][2]:
-                continue
-            stats["found"] += 1
-            truth_code, read = truth[ti][0], result.cards[di].card
-            if read == truth_code:
-                stats["identified"] += 1
-            else:
-                self.confusions[(truth_code, read)] += 1
-        stats["false_cards"] += len(result.cards) - len(used_d)
+        for ti, (code, quad, visible) in enumerate(truth):
+            read = result.cards[match[ti]].card if ti in match else None
+            if visible >= MIN_VISIBLE:
+                self.outcomes.append(
+                    CardOutcome(
+                        layout, share_bin(visible), card_lie(quad), read is not None, read == code
+                    )
+                )
+                if read is not None and read != code:
+                    self.confusions[(code, read)] += 1
+        self.false_cards[layout] += len(result.cards) - len(used_d)
+        matched_truth = {di: truth[ti][0] for ti, di in match.items()}
+        for di, card in enumerate(result.cards):
+            if card.confidence >= SURE:
+                self.sure_reads += 1
+                self.sure_wrong += matched_truth.get(di) != card.card
+
+    @staticmethod
+    def _rates(outcomes: list[CardOutcome]) -> dict:
+        n = len(outcomes)
+        return {
+            "cards": n,
+            "found": round(sum(o.found for o in outcomes) / max(n, 1), 4),
+            "identified": round(sum(o.identified for o in outcomes) / max(n, 1), 4),
+        }
+
+    def _by(self, key) -> dict:
+        groups: dict[str, list[CardOutcome]] = defaultdict(list)
+        for o in self.outcomes:
+            groups[key(o)].append(o)
+        return groups
 
     def to_dict(self) -> dict:
-        out = {}
-        for layout, s in sorted(self.per_layout.items()):
-            out[layout] = {
-                "photos": s["photos"],
-                "cards": s["cards"],
-                "found": round(s["found"] / max(s["cards"], 1), 4),
-                "identified": round(s["identified"] / max(s["cards"], 1), 4),
+        by_layout = self._by(lambda o: o.layout)
+        layouts = {}
+        for layout in sorted(self.photos):
+            layouts[layout] = {
+                "photos": self.photos[layout],
+                **self._rates(by_layout.get(layout, [])),
                 "false_cards_per_100_photos": round(
-                    100 * s["false_cards"] / max(s["photos"], 1), 1
+                    100 * self.false_cards[layout] / max(self.photos[layout], 1), 1
                 ),
             }
+        by_share = self._by(lambda o: o.share)
+        by_lie = self._by(lambda o: o.lie)
         return {
-            "layouts": out,
+            "layouts": layouts,
+            "shares": {
+                name: self._rates(by_share[name]) for _, name in SHARE_BINS if name in by_share
+            },
+            "lies": {lie: self._rates(by_lie[lie]) for lie in LIES if lie in by_lie},
+            "shares_by_lie": {
+                f"{lie}, {name}": self._rates(group)
+                for (lie, name), group in sorted(
+                    self._by(lambda o: (o.lie, o.share)).items(),
+                    key=lambda item: (LIES.index(item[0][0]), SHARE_NAMES.index(item[0][1])),
+                )
+            },
+            "all": {
+                **self._rates(self.outcomes),
+                "photos": sum(self.photos.values()),
+                "false_cards_per_100_photos": round(
+                    100 * sum(self.false_cards.values()) / max(sum(self.photos.values()), 1), 1
+                ),
+            },
+            "calibration": {
+                "read_at_0.99_or_more": self.sure_reads,
+                "of_which_wrong": self.sure_wrong,
+            },
             "confusions": [
                 {"truth": t, "read": r, "count": n} for (t, r), n in self.confusions.most_common(20)
             ],
@@ -199,7 +287,6 @@ class SceneReport:
 def evaluate_scenes(
     recognizer: CardRecognizer,
     scenes: Iterable,
-    min_visible: float = 0.3,
     progress: Callable[[Iterable], Iterable] = iter,
     report: SceneReport | None = None,
 ) -> SceneReport:
@@ -209,6 +296,10 @@ def evaluate_scenes(
         started = time.perf_counter()
         result = recognizer.recognize(scene.image)
         report.seconds.append(time.perf_counter() - started)
-        truth = [(c.code, c.quad, c.visible >= min_visible) for c in scene.cards]
-        report.add(scene.layout, truth, result)
+        report.add(scene.layout, scene_truth(scene), result)
     return report
+
+
+def scene_truth(scene) -> list[tuple[str, np.ndarray, float]]:
+    """A generated scene's cards as `SceneReport.add` takes them."""
+    return [(c.code, c.quad, c.visible) for c in scene.cards]
