@@ -7,6 +7,7 @@ State that must survive a reload lives in the database and in the URL (`?match=7
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,14 +53,37 @@ def repository() -> MatchRepository:
 
 
 @st.cache_resource(show_spinner=False)
+def _loading(deck: str) -> threading.Thread:
+    """The models of a deck loading in the background, started once per server process."""
+
+    def load() -> None:
+        from vision import get_recognizer
+
+        with contextlib.suppress(Exception):  # a failure is reported when a photo needs them
+            get_recognizer(deck=deck)
+
+    thread = threading.Thread(target=load, name=f"load-models-{deck}", daemon=True)
+    thread.start()
+    return thread
+
+
+def preload_recognizer(deck: str = "napoletane") -> None:
+    """Start loading the models now, so that the first photo does not wait for them."""
+    _loading(deck)
+
+
+@st.cache_resource(show_spinner=False)
 def _recognizer(deck: str):
     from vision import get_recognizer
 
+    _loading(deck).join()  # the background load, if still running, rather than a second one
     return get_recognizer(deck=deck)
 
 
 def recognizer_loader(deck: str) -> Callable[[], object]:
-    """A loader for `render_hand_entry`: the models load on the first photo, once per process."""
+    """A loader for `render_hand_entry`: the models load in the background from now on (if not
+    already loaded), once per process; a photo waits only for what is left of that."""
+    preload_recognizer(deck)
 
     def load():
         from vision.pipeline import ModelsMissingError
