@@ -30,12 +30,15 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    UniqueConstraint,
     create_engine,
     event,
     func,
+    inspect,
     select,
 )
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -96,6 +99,8 @@ class MatchRow(Base):
 
 class HandRow(Base):
     __tablename__ = "hands"
+    # Two saves can never give the same number to two hands (drafts have none: NULLs differ).
+    __table_args__ = (UniqueConstraint("match_id", "number", name="uq_hands_match_number"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), index=True)
@@ -285,6 +290,9 @@ def _match(row: MatchRow) -> StoredMatch:
 
 
 def _make_engine(url: str) -> Engine:
+    if url.startswith("postgresql://"):
+        # psycopg 3 is the driver the project installs (extra `postgres`).
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     parsed = make_url(url)
     if not parsed.drivername.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True)
@@ -299,9 +307,17 @@ def _make_engine(url: str) -> Engine:
 
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+        # SQLAlchemy's "begin" event below issues BEGIN instead of the sqlite3 module.
+        dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin_immediate(connection: Any) -> None:
+        # Every transaction takes the write lock at once: two sessions saving hands of one
+        # match queue instead of both reading the same draft and next number.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
 
@@ -313,6 +329,7 @@ class MatchRepository:
         self.url = resolve_db_url(url)
         self.engine = _make_engine(self.url)
         Base.metadata.create_all(self.engine)
+        _add_hand_number_constraint(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
@@ -393,10 +410,10 @@ class MatchRepository:
     ) -> StoredHand:
         """The existing draft, or a new one; editing copies the hand's entry, photos, corrections."""
         with self._transaction() as session:
+            match = self._lock_match(session, match_id)
             row = self._draft_row(session, match_id, replaces)
             if row is not None:
                 return _hand(row)
-            match = self._match_row(session, match_id)
             original = self._hand_row(session, replaces) if replaces is not None else None
             row = HandRow(match=match, state=DRAFT, entry=dict(entry or {}), replaces_id=replaces)
             session.add(row)
@@ -450,13 +467,21 @@ class MatchRepository:
         transaction so that the match list never disagrees with its hands.
         """
         with self._transaction() as session:
-            row = self._draft_hand_row(session, hand_id)
-            match = row.match
+            # Lock the match first, then read the draft and the last number under the lock: a
+            # concurrent save of the same draft then finds it scored and is refused.
+            match = self._lock_match(session, self._hand_row(session, hand_id).match_id)
+            row = self._hand_row(session, hand_id, refresh=True)
+            if row.state != DRAFT:
+                raise ScopaError(
+                    f"hand {hand_id}: already saved (by another session?); reload the match"
+                )
             if row.replaces_id is not None:
                 original = self._hand_row(session, row.replaces_id)
-                row.number = original.number
+                number = original.number
                 row.replaces_id = None
                 session.delete(original)
+                session.flush()  # free the number before the edit takes it
+                row.number = number
             else:
                 last = session.scalar(
                     select(func.max(HandRow.number)).where(
@@ -585,10 +610,25 @@ class MatchRepository:
         return row
 
     @staticmethod
-    def _hand_row(session: Session, hand_id: int) -> HandRow:
-        row = session.get(HandRow, hand_id)
+    def _hand_row(session: Session, hand_id: int, *, refresh: bool = False) -> HandRow:
+        options = {"populate_existing": True} if refresh else {}
+        row = session.get(HandRow, hand_id, execution_options=options)
         if row is None:
             raise ScopaError(f"no hand with id {hand_id}")
+        return row
+
+    @staticmethod
+    def _lock_match(session: Session, match_id: int) -> MatchRow:
+        """The match row, locked until the transaction ends (PostgreSQL; SQLite's transactions
+        hold the database's write lock from their start)."""
+        row = session.scalar(
+            select(MatchRow)
+            .where(MatchRow.id == match_id)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        )
+        if row is None:
+            raise ScopaError(f"no match with id {match_id}")
         return row
 
     def _draft_hand_row(self, session: Session, hand_id: int) -> HandRow:
@@ -610,3 +650,19 @@ class MatchRepository:
         used = select(PhotoRow.sha256).distinct()
         for blob in session.scalars(select(PhotoBlobRow).where(PhotoBlobRow.sha256.not_in(used))):
             session.delete(blob)
+
+
+def _add_hand_number_constraint(engine: Engine) -> None:
+    """Give a database made before the constraint existed its unique index on hand numbers."""
+    indexes = inspect(engine).get_indexes("hands") + inspect(engine).get_unique_constraints("hands")
+    if any(set(i["column_names"]) == {"match_id", "number"} for i in indexes):
+        return
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql(
+                "CREATE UNIQUE INDEX uq_hands_match_number ON hands (match_id, number)"
+            )
+    except (IntegrityError, OperationalError):
+        # A database whose hands already repeat a number (saved before this fix) keeps working;
+        # the lock taken by every save still prevents new repeats.
+        pass
