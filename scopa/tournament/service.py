@@ -401,6 +401,13 @@ class TableDesk:
                 )
                 if done is None:
                     raise ScopaError("hand: this entry is no longer open; reload the page")
+                # Another phone sharing the draft recorded it first: only the same cards and
+                # scope are "saved"; anything else was not recorded and must be said so.
+                if done.sides != _sides_json(_side_inputs(sides)):
+                    raise ScopaError(
+                        f"hand {done.number}: already recorded from another phone with other "
+                        "cards; reload the page and check it"
+                    )
                 return _hand_view(session, done)
             data = row.data
             complement = data["entry"].get("complement")

@@ -90,3 +90,20 @@ def test_a_revoked_code_cannot_edit_the_draft(desks):
     referee.regenerate_code(match.id)
     with pytest.raises(AccessDenied):
         table.save_draft_entry({"mode": MANUAL})
+
+
+def test_a_second_phone_submitting_other_cards_is_told_they_were_not_recorded(desks, service):
+    """Two phones share the draft; the first to submit records it. The second, with different
+    cards, must not hear "saved" (issue 17, item 8)."""
+    _, table, _, match = desks
+    second_phone = service.table(table.code)
+    table.save_draft_entry({"mode": MANUAL})
+    submission_id = table.draft()["submission_id"]
+    assert second_phone.draft()["submission_id"] == submission_id
+    hand = small_hand()
+    recorded = table.submit_draft(submission_id, hand)
+    other = {"a": hand["a"], "b": {**hand["b"], "scope": hand["b"]["scope"] + 1}}
+    with pytest.raises(ScopaError, match="other cards"):
+        second_phone.submit_draft(submission_id, other)
+    assert second_phone.submit_draft(submission_id, hand) == recorded  # same cards: a retry
+    assert len(table.hands()) == 1
