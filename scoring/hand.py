@@ -218,7 +218,7 @@ def score_piles(
         "re_bello": _holder(piles, RE_BELLO) if rules.re_bello else None,
     }
     napoleone = None
-    if rules.napoleone:
+    if rules.napoleone_counts:
         napoleone = next((name for name, run in runs.items() if run == len(_DENARI_RUN)), None)
 
     results: dict[str, SideResult] = {}

@@ -381,7 +381,7 @@ class _Analysis:
 
     def napoleone(self) -> _Outcome:
         """Who can hold all ten denari (only with the napoleone option on)."""
-        if not self.rules.napoleone:
+        if not self.rules.napoleone_counts:
             return _Outcome((0,) * self.n, frozenset(), True)
         possible = [
             side

@@ -34,6 +34,12 @@ class Rules:
     primiera_missing_suit: str | None = None
     ace_sweep_is_scopa: bool | None = None
 
+    @property
+    def napoleone_counts(self) -> bool:
+        """The napoleone is a napola of all ten denari: with napola off there is none, whatever
+        the `napoleone` option says (RULES.md)."""
+        return bool(self.napola and self.napoleone)
+
     def __post_init__(self) -> None:
         if not isinstance(self.preset, str) or self.preset not in PRESET_OPTIONS:
             raise ScopaError(

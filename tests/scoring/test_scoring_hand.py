@@ -137,10 +137,17 @@ def test_all_ten_denari_is_the_napoleone_when_the_option_is_on():
     without = score_hand(deal(["1C", "2C"], all_denari, rest=0), ASSI)
     assert without.napoleone is None  # option off: nothing to report, the match goes on
     assert points(without, "B")["napola"] == 10
-    # napoleone does not depend on napola being scored
+    # RULES.md: the napoleone is a napola of all ten denari; with napola off there is none,
+    # whatever the napoleone option says.
     only_napoleone = score_hand(deal(all_denari, []), CLASSICA.with_options(napoleone=True))
-    assert only_napoleone.napoleone == "A"
+    assert only_napoleone.napoleone is None
     assert points(only_napoleone, "A")["napola"] == 0
+    assert (
+        score_hand(
+            deal(all_denari, []), CLASSICA.with_options(napoleone=True, napola=True)
+        ).napoleone
+        == "A"
+    )
 
 
 def test_nine_denari_are_not_the_napoleone():

@@ -143,10 +143,10 @@ def test_napoleone_does_not_end_the_match_when_off():
 
 
 def test_napoleone_during_a_spareggio_wins_even_for_a_side_outside_it():
-    rules = CLASSICA.with_options(napoleone=True)
+    rules = CLASSICA.with_options(napoleone=True, napola=True)  # no napoleone without napola
     match = Match(rules, ["A", "B", "C"])
-    match.add_hand(three_sides(6, 6, 0))
-    match.add_hand(three_sides(6, 6, 0))
+    match.add_hand(three_sides(3, 6, 0))  # A's napola of 1-2-3 denari is worth 3
+    match.add_hand(three_sides(3, 6, 0))
     assert match.spareggio == ("A", "B")
     others = [c for c in CARD_CODES if c not in ALL_DENARI]
     match.add_hand(

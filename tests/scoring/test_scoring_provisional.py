@@ -331,3 +331,16 @@ def test_exact_on_a_medium_case_of_4096_placements():
     result = check_against_brute_force(sides, PRESETS["torneo-assi"].with_options(re_bello=True))
     assert len(result.missing) == 12
     assert not result.determinate
+
+
+def test_no_napoleone_at_stake_with_napola_off():
+    """RULES.md: with napola off there is no napoleone, so missing denari cannot decide one."""
+    from scoring import Rules, score_provisional
+
+    rules = Rules.from_spec({"preset": "classica", "napola": False, "napoleone": True})
+    denari = [f"{rank}D" for rank in range(1, 10)]  # the 10 of denari is missing
+    others = [f"{rank}{suit}" for suit in "CSB" for rank in range(1, 11)]
+    result = score_provisional({"A": {"cards": denari}, "B": {"cards": others}}, rules)
+    assert result.napoleone_at_stake is False
+    on = Rules.from_spec({"preset": "classica", "napola": True, "napoleone": True})
+    assert score_provisional({"A": {"cards": denari}, "B": {"cards": others}}, on).napoleone_at_stake
