@@ -42,6 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     except ScopaError as exc:
         print(f"scopa {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except (OSError, ValueError, RecursionError, MemoryError) as exc:
+        # A last resort for bad input no check above named: one line, never a traceback.
+        reason = (str(exc).strip().splitlines() or [""])[0]
+        print(f"scopa {args.command}: error: {type(exc).__name__}: {reason}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"scopa {args.command}: interrupted", file=sys.stderr)
         return 130

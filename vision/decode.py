@@ -21,6 +21,10 @@ except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
     pass
 
 MAX_PIXELS = 50_000_000  # the largest phone photos (50 MP sensors)
+# A pile photo is roughly 4:3 or 16:9; a panorama reaches about 8:1. A thinner image holds no
+# card, and resizing it to the working size would leave a side of zero pixels.
+MAX_ASPECT_RATIO = 10
+MIN_SIDE = 32
 # Card crops need ~200 px per card; a 12 MP photo decoded at half size still gives that, twice as fast.
 WORKING_LONG_SIDE = 2048
 
@@ -78,7 +82,15 @@ def load_working_image(
             width, height = im.size
             if width * height > MAX_PIXELS:
                 raise ImageError(
-                    f"{label}: {width}x{height} is larger than {MAX_PIXELS // 1_000_000} megapixels"
+                    f"{label}: too large: {width}x{height} is more than "
+                    f"{MAX_PIXELS // 1_000_000} megapixels"
+                )
+            if min(width, height) < MIN_SIDE or max(width, height) > MAX_ASPECT_RATIO * min(
+                width, height
+            ):
+                raise ImageError(
+                    f"{label}: {width}x{height} is not a photo of cards (each side must be at "
+                    f"least {MIN_SIDE} px and at most {MAX_ASPECT_RATIO} times the other)"
                 )
             orientation = im.getexif().get(0x0112, 1)
             if max_long_side and im.format == "JPEG" and max(width, height) > max_long_side:
@@ -87,7 +99,11 @@ def load_working_image(
             rgb = np.asarray(im.convert("RGB"))
     except ImageError:
         raise
-    except (UnidentifiedImageError, Image.DecompressionBombError):
+    except Image.DecompressionBombError:
+        raise ImageError(
+            f"{label}: too large: more than {MAX_PIXELS // 1_000_000} megapixels"
+        ) from None
+    except UnidentifiedImageError:
         raise ImageError(f"{label}: not an image, or a format this program cannot read") from None
     except (OSError, SyntaxError, ValueError) as exc:
         raise ImageError(f"{label}: the image is damaged or truncated ({exc})") from None

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from scoring import Rules, ScopaError, parse_card
 
+from .checks import output_folder
+from .score import parse_json
+
 if TYPE_CHECKING:
     from vision import PhotoResult
     from vision.reconcile import Correction, Reconciliation
@@ -134,6 +137,8 @@ def run_score_photos(args: argparse.Namespace) -> int:
         )
     scope = _parse_scope(args.scope, names)
     corrections = [_parse_correction(action, value) for action, value in args.corrections]
+    if args.annotate:
+        output_folder(args.annotate, "--annotate")
 
     import vision
     from vision.reconcile import reconcile
@@ -160,11 +165,7 @@ def run_score_photos(args: argparse.Namespace) -> int:
 
 def _parse_rules(text: str) -> Rules:
     if text.lstrip().startswith("{"):
-        try:
-            spec = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ScopaError(f"--rules: malformed JSON: {exc.msg} at column {exc.colno}") from None
-        return Rules.from_spec(spec)
+        return Rules.from_spec(parse_json(text, "--rules"))
     return Rules.from_spec(text)
 
 
@@ -185,6 +186,8 @@ def _parse_sides(values: Sequence[str]) -> dict[str, list[Path]]:
                 f"--side: side {name!r} is given twice (list all its photos in one --side, comma-separated)"
             )
         photos[name] = [Path(p.strip()) for p in paths.split(",") if p.strip()]
+        if not photos[name]:
+            raise ScopaError(f"--side: side {name!r} names no photo, got {value!r}")
         for path in photos[name]:
             if not path.is_file():
                 raise ScopaError(f"side {name!r}: photo not found: {path}")
@@ -204,11 +207,16 @@ def _parse_complement(
         raise ScopaError(
             f"--complement: side {name!r} also has photos (--side); the complement side is the one not photographed"
         )
-    if not count.isdigit() or int(count) > 40:
+    if not _is_count(count) or int(count) > 40:
         raise ScopaError(
             f"--complement: side {name!r}: the card count must be a number from 0 to 40, got {count!r}"
         )
     return name, int(count)
+
+
+def _is_count(text: str) -> bool:
+    """One or two ASCII digits: `isdigit()` also takes '²', which `int()` refuses."""
+    return re.fullmatch(r"[0-9]{1,2}", text) is not None
 
 
 def _parse_scope(values: Sequence[str], names: Sequence[str]) -> dict[str, int]:
@@ -219,8 +227,10 @@ def _parse_scope(values: Sequence[str], names: Sequence[str]) -> dict[str, int]:
             raise ScopaError(f"--scope: unknown side {name!r} (sides: {', '.join(names)})")
         if name in scope:
             raise ScopaError(f"--scope: side {name!r} is given twice")
-        if not count.isdigit():
-            raise ScopaError(f"--scope: side {name!r}: expected a number of scope, got {count!r}")
+        if not _is_count(count):
+            raise ScopaError(
+                f"--scope: side {name!r}: expected a number of scope from 0 to 99, got {count!r}"
+            )
         scope[name] = int(count)
     return scope
 

@@ -10,6 +10,10 @@ from typing import Any
 
 from scoring import Match, Rules, ScopaError, score_hand, score_provisional
 
+# A hand or match is a few KiB; a match of a thousand hands stays far below this.
+MAX_INPUT_BYTES = 4 * 1024 * 1024
+MAX_JSON_DEPTH = 20
+
 #: Runnable examples shown by --help (the tests run them).
 HAND_EXAMPLE_INPUT = """\
 {"rules": "classica",
@@ -113,7 +117,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
 def run_score_hand(args: argparse.Namespace) -> int:
     data = _read_object(args.file, ("rules", "sides", "placements"))
     rules = _rules(data)
-    sides = _require(data, "sides")
+    sides = _trimmed_sides(_require(data, "sides"), "sides")
     if args.provisional:
         placements = data.get("placements")
         result = score_provisional(sides, rules, placements=placements)
@@ -130,7 +134,10 @@ def run_score_hand(args: argparse.Namespace) -> int:
 def run_score_match(args: argparse.Namespace) -> int:
     data = _read_object(args.file, ("rules", "hands"))
     rules = _rules(data)
-    match = Match.from_hands(rules, _require(data, "hands"))
+    hands = _require(data, "hands")
+    if isinstance(hands, list):
+        hands = [_trimmed_sides(h, f"hand {n}") for n, h in enumerate(hands, start=1)]
+    match = Match.from_hands(rules, hands)
     _print(match.to_dict(), args.compact)
     return 0
 
@@ -144,23 +151,82 @@ def _read_object(path: str, fields: tuple[str, ...]) -> dict[str, Any]:
     source = "standard input" if path == "-" else path
     try:
         if path == "-":
-            text = sys.stdin.read()
+            binary = getattr(sys.stdin, "buffer", None)  # absent when a test swaps in text
+            raw = (
+                binary.read(MAX_INPUT_BYTES + 1)
+                if binary is not None
+                else sys.stdin.read(MAX_INPUT_BYTES + 1).encode("utf-8", "surrogatepass")
+            )
         else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            with open(path, "rb") as handle:
+                raw = handle.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
         raise ScopaError(f"cannot read {source}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_INPUT_BYTES:
+        raise ScopaError(f"{source}: input too large (more than {MAX_INPUT_BYTES // 1024} KiB)")
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScopaError(f"{source} is not UTF-8 text") from None
+    data = parse_json(text, source)
+    if not isinstance(data, dict):
+        raise ScopaError(f"{source}: expected a JSON object with {', '.join(map(repr, fields))}")
+    return data
+
+
+def parse_json(text: str, source: str) -> Any:
+    """JSON from an untrusted input: nesting, big numbers and lone surrogates refused by name."""
+    depth = _nesting_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise ScopaError(f"{source}: JSON nested too deeply ({depth} levels, at most {MAX_JSON_DEPTH})")
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ScopaError(
             f"{source}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
-    if not isinstance(data, dict):
-        raise ScopaError(f"{source}: expected a JSON object with {', '.join(map(repr, fields))}")
+    except ValueError as exc:  # an integer of more digits than Python converts (4,300)
+        raise ScopaError(f"{source}: a number in the JSON is too long ({exc})") from None
+    _check_strings(data, source)
     return data
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest bracket nesting of `text`, brackets inside strings left out."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _check_strings(value: Any, source: str) -> None:
+    """Refuse lone surrogates (`"\\ud800"`): no output could print them as UTF-8."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ScopaError(f"{source}: a string holds an unpaired surrogate {value!r}") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_strings(key, source)
+            _check_strings(item, source)
+    elif isinstance(value, list):
+        for item in value:
+            _check_strings(item, source)
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -171,6 +237,21 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ScopaError(f"{key!r} is given twice in the same JSON object")
         result[key] = value
     return result
+
+
+def _trimmed_sides(sides: Any, where: str) -> Any:
+    """Side names without surrounding spaces: 'Noi' and 'Noi ' are one side, given twice."""
+    if not isinstance(sides, dict):
+        return sides  # the rules engine names the problem
+    trimmed: dict[str, Any] = {}
+    for name, spec in sides.items():
+        key = name.strip()
+        if not key:
+            raise ScopaError(f"{where}: a side has an empty name")
+        if key in trimmed:
+            raise ScopaError(f"{where}: side {key!r} is given twice (spaces around names do not count)")
+        trimmed[key] = spec
+    return trimmed
 
 
 def _require(data: Mapping[str, Any], field: str) -> Any:

@@ -15,6 +15,8 @@ from typing import Any
 
 from scoring.errors import ScopaError
 
+from .checks import output_folder, row_id
+
 VERIFY_EPILOG = """\
 exit status: 0 when no hand is listed, 1 when some are, 2 on bad input.
 
@@ -38,8 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _add_common(verify)
     scope = verify.add_mutually_exclusive_group()
-    scope.add_argument("--match", type=int, metavar="ID", help="only this match")
-    scope.add_argument("--hand", type=int, metavar="ID", help="only this hand")
+    scope.add_argument("--match", type=row_id, metavar="ID", help="only this match")
+    scope.add_argument("--hand", type=row_id, metavar="ID", help="only this hand")
     verify.add_argument(
         "--deck", help="deck of the cards (default: the tournament's, set at its creation)"
     )
@@ -72,8 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     audit = commands.add_parser("audit", help="print the audit trail")
     _add_common(audit)
     which = audit.add_mutually_exclusive_group()
-    which.add_argument("--match", type=int, metavar="ID", help="only this match")
-    which.add_argument("--hand", type=int, metavar="ID", help="only this hand")
+    which.add_argument("--match", type=row_id, metavar="ID", help="only this match")
+    which.add_argument("--hand", type=row_id, metavar="ID", help="only this hand")
     audit.set_defaults(handler=_audit)
 
     export = commands.add_parser(
@@ -88,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="database URL (default: $SCOPA_TOURNAMENT_DB)")
     parser.add_argument(
-        "-t", "--tournament", type=int, metavar="ID", help="tournament id (default: the latest)"
+        "-t", "--tournament", type=row_id, metavar="ID", help="tournament id (default: the latest)"
     )
 
 
@@ -194,8 +196,8 @@ def _audit(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from scopa.tournament.export import export_all, results_html
 
+    output_folder(args.out, "--out")
     desk = _desk(args)
-    args.out.mkdir(parents=True, exist_ok=True)
     files = export_all(desk)
     files["results.html"] = results_html(desk.service, desk.tournament_id, lang=args.lang)
     for name, text in files.items():

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from scoring.errors import ScopaError
 
+from .checks import output_folder
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_DATA = PROJECT_ROOT / "datasets" / "generated"
@@ -315,6 +317,8 @@ def detect(args: argparse.Namespace) -> int:
 
     from vision import ImageError, annotate, load_image
 
+    if args.annotate:
+        output_folder(args.annotate, "--annotate")
     recognizer = _recognizer(args.deck)
     results, failures = [], 0
     for path in tqdm(

@@ -32,7 +32,13 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    NoSuchModuleError,
+    OperationalError,
+    SQLAlchemyError,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.types import TypeDecorator
 
@@ -260,6 +266,28 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def open_database(url: str | None = None) -> Database:
+    """`Database(url)` with its tables created; a URL that names no usable database is a
+    ScopaError saying why (no scheme, unknown dialect, not a database, server unreachable)."""
+    shown = url or default_url()
+    try:
+        db = Database(url)
+        db.create_schema()
+    except (ArgumentError, NoSuchModuleError) as exc:
+        raise ScopaError(
+            f"database URL {shown!r}: not a usable URL ({_first_line(exc)}); "
+            "expected e.g. sqlite:///data/tournament.sqlite or postgresql://user@host/name"
+        ) from None
+    except (SQLAlchemyError, OSError) as exc:
+        reason = getattr(exc, "orig", None) or exc
+        raise ScopaError(f"database {shown!r}: cannot open it: {_first_line(reason)}") from None
+    return db
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def _is_transient(exc: DBAPIError) -> bool:

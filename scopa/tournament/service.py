@@ -45,6 +45,7 @@ from .db import (
     PhotoBlob,
     Round,
     Tournament,
+    open_database,
     utcnow,
 )
 from .records import (
@@ -101,8 +102,7 @@ class TournamentService:
     @classmethod
     def open(cls, url: str | None = None, **kwargs: Any) -> TournamentService:
         """Connect to `url` (default: $SCOPA_TOURNAMENT_DB or the local SQLite file)."""
-        db = Database(url)
-        db.create_schema()
+        db = open_database(url)
         return cls(db, **kwargs)
 
     # -- public reads -------------------------------------------------------------------------

@@ -240,11 +240,12 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
             continue
         try:
             by_side[photo.side].append(recognize(data))
-        except ScopaError as exc:
+        except Exception as exc:  # noqa: BLE001 - one bad photo must not stop the whole run
+            reason = str(exc) if isinstance(exc, ScopaError) else f"{type(exc).__name__}: {exc}"
             findings.append(
                 Finding(
                     "photo-unreadable",
-                    f"photo {photo.position + 1} ({photo.side}): {exc}",
+                    f"photo {photo.position + 1} ({photo.side}): {_first_line(reason)}",
                     {"photo_id": photo.id},
                 )
             )
@@ -324,3 +325,7 @@ def _card_differences(
             "photos_only": sorted(seen - on_record, key=lambda c: Card.parse(c).index),
         }
     return result
+
+
+def _first_line(text: str) -> str:
+    return (text.strip().splitlines() or [""])[0]

@@ -159,3 +159,40 @@ def test_end_to_end_with_the_models_on_rendered_photos(table_and_referee):
     assert check.photo_cards["a"] == hand["a"]["cards"]
     assert check.photo_points == {"a": 2, "b": 0}
     assert not check.flagged
+
+
+def test_a_bad_stored_photo_is_reported_against_its_hand_and_verify_goes_on(
+    table_and_referee,
+):
+    """A 20000x1 PNG among the stored photos used to abort verify for the whole tournament."""
+    import io
+
+    from PIL import Image
+
+    from vision.decode import load_image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (20000, 1)).save(buffer, format="PNG")
+    sliver = buffer.getvalue()
+
+    def recognize(data: bytes):
+        if data.startswith(b"\x89PNG"):
+            load_image(data)  # raises the decoder's error for this photo
+        if data.startswith(b"crash"):
+            raise RuntimeError("cv2.error: (-215) inside the pipeline\nsecond line")
+        return fake_recognize(data)
+
+    table, referee = table_and_referee
+    bad = table.submit_hand(
+        submission(small_hand(), photos=[PhotoUpload("a", sliver, "sliver.png")])
+    )
+    crash = table.submit_hand(submission(small_hand(), photos=[PhotoUpload("b", b"crash")]))
+    good = table.submit_hand(photographed(small_hand()))
+    report = referee.verify(recognize=recognize)
+    assert len(report.checks) == 3  # the run went on past the bad photos
+    by_hand = {check.hand.id: check for check in report.checks}
+    (unreadable,) = [f for f in by_hand[bad.id].findings if f.kind == "photo-unreadable"]
+    assert "20000x1" in unreadable.message
+    (crashed,) = [f for f in by_hand[crash.id].findings if f.kind == "photo-unreadable"]
+    assert crashed.message.endswith("RuntimeError: cv2.error: (-215) inside the pipeline")
+    assert not by_hand[good.id].flagged
