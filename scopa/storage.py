@@ -11,12 +11,17 @@ Photo bytes are stored once per SHA-256 in `photo_blobs`, whatever the number of
 
 The repository knows nothing of the rules: callers pass the input and result of a hand as JSON
 and the match outcome they computed with `scoring.Match`.
+
+A match has two ids: the integer `id`, sequential and internal, and `public_id`, a random token
+(`secrets.token_urlsafe`) that is the only one to appear in a URL, so that knowing one match's
+address does not give the others'.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,6 +62,8 @@ SCORED = "scored"
 UNFINISHED_STATUSES = ("in-progress", "spareggio")
 CORRECTION_ACTIONS = ("add", "remove", "move", "confirm")
 DEFAULT_DECK = "napoletane"
+PUBLIC_ID_BYTES = 12  # 96 random bits: 16 URL-safe characters
+PUBLIC_ID_LENGTH = 32  # the column's width, room for longer tokens later
 
 
 def default_db_path() -> Path:
@@ -68,6 +75,11 @@ def default_db_path() -> Path:
 def resolve_db_url(url: str | None = None) -> str:
     """The database URL: `url`, else `$SCOPA_DB_URL`, else the default SQLite file."""
     return url or os.environ.get(DB_URL_ENV) or f"sqlite:///{default_db_path()}"
+
+
+def new_public_id() -> str:
+    """An unguessable match id for URLs: 96 random bits, URL-safe base64 (16 characters)."""
+    return secrets.token_urlsafe(PUBLIC_ID_BYTES)
 
 
 def _now() -> datetime:
@@ -83,6 +95,10 @@ class MatchRow(Base):
     __tablename__ = "matches"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # The id shown in URLs (`?match=...`); the integer id is sequential, so never shown there.
+    public_id: Mapped[str] = mapped_column(
+        String(PUBLIC_ID_LENGTH), unique=True, index=True, default=new_public_id
+    )
     created_at: Mapped[datetime] = mapped_column(default=_now)
     updated_at: Mapped[datetime] = mapped_column(default=_now, index=True)
     rules: Mapped[dict[str, Any]]
@@ -213,9 +229,13 @@ class StoredHand:
 
 @dataclass(frozen=True)
 class StoredMatch:
-    """A match and its scored hands in play order (drafts are fetched with `draft`)."""
+    """A match and its scored hands in play order (drafts are fetched with `draft`).
+
+    `id` is internal (sequential); `public_id` is the unguessable one to put in URLs.
+    """
 
     id: int
+    public_id: str
     created_at: datetime
     updated_at: datetime
     rules: dict[str, Any]
@@ -278,6 +298,7 @@ def _match(row: MatchRow) -> StoredMatch:
     scored = sorted((h for h in row.hands if h.state == SCORED), key=lambda h: h.number or 0)
     return StoredMatch(
         id=row.id,
+        public_id=row.public_id,
         created_at=row.created_at,
         updated_at=row.updated_at,
         rules=dict(row.rules),
@@ -330,6 +351,7 @@ class MatchRepository:
         self.engine = _make_engine(self.url)
         Base.metadata.create_all(self.engine)
         _add_hand_number_constraint(self.engine)
+        _add_public_ids(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
@@ -362,6 +384,17 @@ class MatchRepository:
     def get_match(self, match_id: int) -> StoredMatch:
         with self._transaction() as session:
             return _match(self._match_row(session, match_id))
+
+    def get_match_by_public_id(self, public_id: str) -> StoredMatch:
+        """The match whose URL id is `public_id`; ScopaError for any other string (an integer
+        id included: those are never looked up here)."""
+        if not public_id or len(public_id) > PUBLIC_ID_LENGTH:
+            raise ScopaError("no match with this id")
+        with self._transaction() as session:
+            row = session.scalars(select(MatchRow).where(MatchRow.public_id == public_id)).first()
+            if row is None:
+                raise ScopaError("no match with this id")
+            return _match(row)
 
     def list_matches(self, limit: int = 20) -> list[StoredMatch]:
         """The most recently updated matches first."""
@@ -666,3 +699,30 @@ def _add_hand_number_constraint(engine: Engine) -> None:
         # A database whose hands already repeat a number (saved before this fix) keeps working;
         # the lock taken by every save still prevents new repeats.
         pass
+
+
+def _add_public_ids(engine: Engine) -> None:
+    """Give a database made before public ids existed its `public_id` column, a new random id
+    for every match, and the column's unique index."""
+    inspector = inspect(engine)
+    if "public_id" in {c["name"] for c in inspector.get_columns("matches")} and any(
+        i["column_names"] == ["public_id"] for i in inspector.get_indexes("matches")
+    ):
+        return
+    with engine.begin() as connection:
+        # Inspected again inside the transaction: on SQLite it holds the write lock, so a second
+        # process opening the same old file waits here and then finds the column added.
+        if "public_id" not in {c["name"] for c in inspect(connection).get_columns("matches")}:
+            connection.exec_driver_sql(
+                f"ALTER TABLE matches ADD COLUMN public_id VARCHAR({PUBLIC_ID_LENGTH})"
+            )
+        missing = connection.execute(select(MatchRow.id).where(MatchRow.public_id.is_(None)))
+        for (match_id,) in missing.all():
+            connection.execute(
+                MatchRow.__table__.update()
+                .where(MatchRow.id == match_id)
+                .values(public_id=new_public_id())
+            )
+        connection.exec_driver_sql(
+            "CREATE UNIQUE INDEX IF NOT EXISTS ix_matches_public_id ON matches (public_id)"
+        )

@@ -181,6 +181,11 @@ def seed_match(
     return stored.id
 
 
+def url_id(repo: MatchRepository, match_id: int) -> str:
+    """The id the page's URL names the match by (`?match=...`): its public id."""
+    return repo.get_match(match_id).public_id
+
+
 def split(noi: Iterable[str], scope_noi: int = 0, scope_loro: int = 0) -> dict[str, dict]:
     noi = sorted(set(noi))
     loro = [code for code in CARD_CODES if code not in noi]
@@ -270,7 +275,7 @@ def test_setup_follows_the_preset_and_keeps_every_option(db_url, repo):
         True,
     )
     assert rules.primiera_missing_suit == "count"
-    assert at.query_params["match"] == str(stored.id)
+    assert at.query_params["match"] == stored.public_id
     assert list(totals(at)) == ["Anna", "Bruno", "Carla", "Dario"]
 
 
@@ -507,7 +512,7 @@ def test_photos_without_the_models_point_to_the_card_grid(db_url, repo, tmp_path
 
 def test_undo_removes_the_last_hand(db_url, repo):
     match_id = seed_match(repo, Rules.from_preset("classica"), [split(DENARI), split(COPPE)])
-    at = new_app(match=str(match_id))
+    at = new_app(match=url_id(repo, match_id))
     assert at.subheader[1].value == "Mano 3"
     at.button(key="undo").click().run()
     # Nothing is undone before the players confirm; "No" keeps the hand.
@@ -531,7 +536,7 @@ def test_undo_removes_the_last_hand(db_url, repo):
 
 def test_editing_a_past_hand_recomputes_the_totals(db_url, repo):
     match_id = seed_match(repo, Rules.from_preset("classica"), [split(DENARI), split(COPPE)])
-    at = new_app(match=str(match_id))
+    at = new_app(match=url_id(repo, match_id))
     before = totals(at)
     first = repo.get_match(match_id).hands[0]
     at.button(key=f"edit:{first.id}").click().run()
@@ -550,7 +555,7 @@ def test_a_match_ends_at_the_target_after_a_spareggio(db_url, repo):
     rules = Rules.from_preset("classica", target=2)
     # Noi: all denari (denari + settebello = 2); Loro: the other 30 cards (carte) and a scopa.
     match_id = seed_match(repo, rules, [split(DENARI, scope_loro=1)])
-    at = new_app(match=str(match_id))
+    at = new_app(match=url_id(repo, match_id))
     assert totals(at) == {"Noi": "2", "Loro": "2"}
     assert "Spareggio tra Noi, Loro" in at.warning[0].value
     assert at.subheader[1].value == "Mano 2 · spareggio"
@@ -564,7 +569,7 @@ def test_a_match_ends_at_the_target_after_a_spareggio(db_url, repo):
 
 def test_the_napoleone_wins_at_once(db_url, repo):
     match_id = seed_match(repo, Rules.from_preset("torneo-assi"), [])
-    at = new_app(match=str(match_id))
+    at = new_app(match=url_id(repo, match_id))
     enter_manual_hand(at, {"Noi": DENARI + ["1C"], "Loro": COPPE[1:] + SPADE + BASTONI})
     assert "Napoleone! Noi" in at.success[0].value
     stored = repo.get_match(match_id)
@@ -607,8 +612,27 @@ def test_earlier_matches_are_listed_and_open_again(db_url, repo):
     assert any("vinta da Noi" in m.value for m in listed.markdown)
     at.button(key=f"earlier-{won}").click().run()
     check_no_exception(at)
-    assert at.query_params["match"] == str(won)
+    assert at.query_params["match"] == url_id(repo, won)
     assert "Nuova partita" not in [h.value for h in at.subheader]
+
+
+def test_the_url_opens_a_match_only_by_its_public_id(db_url, repo):
+    match_id = seed_match(repo, Rules.from_preset("classica"), [split(DENARI)])
+    public_id = url_id(repo, match_id)
+    assert public_id != str(match_id) and len(public_id) >= 16
+    # The sequential id, a wrong or a long id: one line says so, and no match opens.
+    wrong = [(str(match_id), "it"), ("1", "en"), (public_id[:-1], "it"), ("x" * 500, "it")]
+    for asked, lang in wrong:
+        at = new_app(match=asked, lang=lang)
+        check_no_exception(at)
+        assert [w.value for w in at.warning] == [Translator(lang)("match.not_found")]
+        assert "match" not in at.query_params
+        assert totals(at) == {}  # no scoreboard: the start page, not the match
+    at = new_app(match=public_id)
+    check_no_exception(at)
+    assert not at.warning
+    assert totals(at) == {"Noi": "2", "Loro": "1"}
+    assert at.query_params["match"] == public_id
 
 
 def _table_page() -> None:
@@ -651,7 +675,7 @@ def test_csv_export_has_a_row_per_hand_and_side(db_url, repo):
     assert len(lines) == 1 + 2 * 2
     first = lines[1].split(",")
     assert first[:4] == [str(match_id), "1", "Noi", "10"]
-    at = new_app(match=str(match_id))
+    at = new_app(match=url_id(repo, match_id))
     assert at.get("download_button")  # the export is offered on the page
 
 

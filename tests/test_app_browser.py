@@ -111,8 +111,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _seed(url: str) -> int:
-    """A match between Noi and Loro with three hands played and the fourth begun by hand."""
+def _seed(url: str) -> str:
+    """A match between Noi and Loro with three hands played and the fourth begun by hand; its
+    public id, the one its URL uses."""
     repo = MatchRepository(url)
     rules = Rules.from_preset("classica")
     stored = repo.create_match(rules.to_dict(), ["Noi", "Loro"])
@@ -130,12 +131,13 @@ def _seed(url: str) -> int:
         entry={"mode": "manual", "manual": {"Noi": ["7D", "1C", "7S", "6B"]}, "scope": {"Noi": 1}},
     )
     repo.close()
-    return stored.id
+    return stored.public_id
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
-    """The page served by `streamlit run app.py`; yields its base URL and the seeded match id."""
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """The page served by `streamlit run app.py`; yields its base URL and the seeded match's
+    public id."""
     folder = tmp_path_factory.mktemp("server")
     url = f"sqlite:///{folder / 'scopa.sqlite'}"
     match_id = _seed(url)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlalchemy import inspect
 
 from scopa.storage import DB_URL_ENV, MatchRepository, default_db_path, resolve_db_url
 from scoring.errors import ScopaError
@@ -197,3 +200,55 @@ def test_in_memory_database_is_shared_between_calls():
     match = repository.create_match(RULES, ["A", "B"])
     assert repository.get_match(match.id).sides == ("A", "B")
     repository.close()
+
+
+def test_public_ids_are_long_random_and_distinct(repo):
+    matches = [repo.create_match(RULES, ["A", "B"]) for _ in range(50)]
+    ids = [m.public_id for m in matches]
+    assert len(set(ids)) == len(ids)
+    # 16 URL-safe characters (96 random bits): nothing to read from them, nothing to count up.
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{16,}", public_id) for public_id in ids)
+    assert len(set("".join(ids))) > 40  # spread over the alphabet, not a counter or a date
+    assert not any(public_id.isdigit() for public_id in ids)
+    assert repo.get_match_by_public_id(ids[7]).id == matches[7].id
+
+
+@pytest.mark.parametrize("asked", ["1", "", "no-such-match", "x" * 500])
+def test_an_integer_or_unknown_public_id_finds_no_match(repo, asked):
+    repo.create_match(RULES, ["A", "B"])
+    with pytest.raises(ScopaError, match="no match"):
+        repo.get_match_by_public_id(asked)
+
+
+def test_a_database_from_before_public_ids_gets_them_on_open(db_url, tmp_path):
+    # The file as the previous version left it: the same tables, no public_id column or index.
+    first = MatchRepository(db_url)
+    old_ids = [first.create_match(RULES, ["Noi", "Loro"]).id for _ in range(3)]
+    draft = first.open_draft(old_ids[0], entry={"mode": "manual"})
+    first.commit_hand(draft.id, {"Noi": {}, "Loro": {}}, {"totals": {}})
+    first.close()
+    path = tmp_path / "nested" / "scopa.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP INDEX ix_matches_public_id")
+        connection.execute("ALTER TABLE matches DROP COLUMN public_id")
+    connection.close()
+    with sqlite3.connect(path) as connection:
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(matches)")]
+    connection.close()
+    assert "public_id" not in columns
+
+    second = MatchRepository(db_url)
+    stored = [second.get_match(match_id) for match_id in old_ids]
+    public_ids = [m.public_id for m in stored]
+    assert len(set(public_ids)) == 3 and all(len(public_id) >= 16 for public_id in public_ids)
+    assert [second.get_match_by_public_id(p).id for p in public_ids] == old_ids
+    assert len(stored[0].hands) == 1  # nothing else touched
+    indexes = inspect(second.engine).get_indexes("matches")
+    assert any(i["column_names"] == ["public_id"] and i["unique"] for i in indexes)
+    new = second.create_match(RULES, ["A", "B"])
+    assert new.public_id not in public_ids
+    second.close()
+
+    third = MatchRepository(db_url)  # opening again keeps every id
+    assert [third.get_match(match_id).public_id for match_id in old_ids] == public_ids
+    third.close()

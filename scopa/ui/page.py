@@ -1,7 +1,9 @@
 """The single-match page: set up or resume a match, then enter hand after hand until it is won.
 
-State that must survive a reload lives in the database and in the URL (`?match=7&lang=en`);
-`st.session_state` only remembers what is on screen (the hand being edited, a message to show).
+State that must survive a reload lives in the database and in the URL
+(`?match=<public id>&lang=en`); `st.session_state` only remembers what is on screen (the hand
+being edited, a message to show). The URL names a match only by its unguessable public id, never
+by the sequential database id, so one match's address does not lead to the others.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from scopa.ui.setup import render_match_setup
 from scopa.ui.table import apply_table_style, render_phone_link
 from scoring import SPAREGGIO, WON, Match, ScopaError, SideInput
 
-MATCH = "match_id"
+MATCH = "match_id"  # the public id of the match on screen (`StoredMatch.public_id`)
 EDITING = "editing"
 FLASH = "flash"
 CELEBRATE = "celebrate"
@@ -110,15 +112,18 @@ def render_page() -> None:
     for message in st.session_state.pop(FLASH, []):
         st.toast(message)
     repo = repository()
-    match_id = _current_match_id()
-    if match_id is None:
+    public_id = _current_public_id()
+    if public_id is None:
         _start(repo, t)
         return
     try:
-        stored = repo.get_match(match_id)
+        stored = repo.get_match_by_public_id(public_id)
     except ScopaError:
+        # An old integer id, a mistyped or deleted match: say so, and show the start page.
         _leave_match()
-        st.rerun()
+        st.warning(t("match.not_found"), icon=":material/link_off:")
+        _start(repo, t)
+        return
     _match_page(repo, stored, t.for_deck(stored.deck))
 
 
@@ -153,17 +158,16 @@ def _flash(message: str) -> None:
     st.session_state.setdefault(FLASH, []).append(message)
 
 
-def _current_match_id() -> int | None:
+def _current_public_id() -> str | None:
     if MATCH not in st.session_state:
-        asked = st.query_params.get("match", "")
-        st.session_state[MATCH] = int(asked) if asked.isdigit() else None
+        st.session_state[MATCH] = st.query_params.get("match", "").strip() or None
     return st.session_state[MATCH]
 
 
-def _open_match(match_id: int) -> None:
-    st.session_state[MATCH] = match_id
+def _open_match(public_id: str) -> None:
+    st.session_state[MATCH] = public_id
     st.session_state.pop(EDITING, None)
-    st.query_params["match"] = str(match_id)
+    st.query_params["match"] = public_id
 
 
 def _leave_match() -> None:
@@ -195,7 +199,7 @@ def _start(repo: MatchRepository, t: Translator) -> None:
                 type="primary",
                 key="resume",
                 on_click=_open_match,
-                args=(latest.id,),
+                args=(latest.public_id,),
                 width="stretch",
             )
     render_phone_link(t)
@@ -203,7 +207,7 @@ def _start(repo: MatchRepository, t: Translator) -> None:
     setup = render_match_setup(t)
     if setup is not None:
         stored = repo.create_match(setup.rules.to_dict(), setup.sides, deck=setup.deck)
-        _open_match(stored.id)
+        _open_match(stored.public_id)
         st.rerun()
     _earlier_matches(repo, t, skip=latest.id if latest else None)
 
@@ -243,7 +247,7 @@ def _earlier_matches(repo: MatchRepository, t: Translator, skip: int | None) -> 
                 t("earlier.open_button"),
                 key=f"earlier-{stored.id}",
                 on_click=_open_match,
-                args=(stored.id,),
+                args=(stored.public_id,),
             )
 
 
