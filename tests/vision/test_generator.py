@@ -45,7 +45,9 @@ def generator():
 
 
 @needs_shared
-@pytest.mark.parametrize("layout", ["grid", "rows", "cascade", "scatter"])
+@pytest.mark.parametrize(
+    "layout", ["grid", "rows", "fan", "cascade", "suit_columns", "hand_fan", "scatter"]
+)
 def test_scene_labels_line_up_with_the_drawn_cards(generator, layout):
     build, config = generator
     scene = next(build.iter_scenes(config, "val", [3], size=(640, 480), layout=layout, n_cards=12))
@@ -205,3 +207,29 @@ def test_crops_of_different_seeds_have_different_names(monkeypatch):
         monkeypatch.setattr(build, "_config", SimpleNamespace(seed=seed))
         names.append(build._crop_name("det", "train", 0, 22))
     assert names == ["det_s7_train_000000_22.jpg", "det_s10_train_000000_22.jpg"]
+
+
+def test_a_layout_turned_a_quarter_turn_lies_sideways():
+    from scopa_datasets.scenes import card_quad, fit_into, turned
+    from vision.evaluate import card_lie
+
+    column = [card_quad(50, 60 + 30 * i, 40, 0) for i in range(4)]
+    assert {card_lie(q) for q in column} == {"upright"}
+    box = (0, 0, 400, 300)
+    sideways = fit_into(turned(column, 90, (50, 100)), box)
+    assert {card_lie(q) for q in sideways} == {"sideways"}
+    pts = np.concatenate(sideways)
+    assert pts.min() >= -1e-3 and pts[:, 0].max() <= 400 + 1e-3 and pts[:, 1].max() <= 300 + 1e-3
+    assert {card_lie(q) for q in turned(column, 45, (50, 100))} == {"diagonal"}
+
+
+@needs_shared
+def test_suit_columns_hold_one_suit_each(generator):
+    build, config = generator
+    scene = next(
+        build.iter_scenes(config, "val", [4], size=(640, 480), layout="suit_columns", n_cards=16)
+    )
+    suits = [c.code[-1] for c in scene.cards]
+    # Drawn column by column: each suit's cards come together, never split in two runs.
+    runs = [s for i, s in enumerate(suits) if i == 0 or s != suits[i - 1]]
+    assert len(runs) == len(set(suits))
