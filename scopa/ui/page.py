@@ -63,6 +63,7 @@ def _loading(deck: str) -> threading.Thread:
 
         with contextlib.suppress(Exception):  # a failure is reported when a photo needs them
             get_recognizer(deck=deck)
+            import vision.reconcile  # noqa: F401  (scipy: the first photo's reconciliation)
 
     thread = threading.Thread(target=load, name=f"load-models-{deck}", daemon=True)
     thread.start()
