@@ -49,7 +49,7 @@ def create_form() -> None:
     st.subheader(t("tour.ref.new"))
     with st.form("create"):
         name = st.text_input(t("tour.ref.name"))
-        date = st.date_input(t("tour.ref.date"), value=dt.date.today())
+        date = st.date_input(t("tour.ref.date"), value=dt.date.today(), format="DD/MM/YYYY")
         left, right = st.columns(2)
         preset = left.selectbox(
             t("tour.ref.preset"),

@@ -240,6 +240,9 @@ def test_the_match_page_renders_in_chromium(server, browser):
     _assert_rendered_without_errors(page, script_errors)
     text = page.inner_text("body")
     assert "Mano 4" in text and "Andamento della partita" in text
+    # The sidebar names the pages, the first one too (not the file name "app").
+    nav = page.locator('[data-testid="stSidebarNav"]').inner_text().split("\n")
+    assert "app" not in nav and "Partita" in nav, nav
     assert page.locator('[data-testid="stVegaLiteChart"]').count() == 1
 
     shot = _screenshot_whole(page, "app.png")
