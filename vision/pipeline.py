@@ -111,6 +111,7 @@ class CardRecognizer:
         nms_iou: float = NMS_IOU,
         doubtful_box_floor: float | None = DOUBTFUL_BOX_FLOOR,
         mirrored_look: bool = True,
+        turned_look: bool = False,
         backend: str | None = None,
     ) -> None:
         if deck not in DECK_STYLES:
@@ -140,6 +141,7 @@ class CardRecognizer:
         self.nms_iou = nms_iou
         self.doubtful_box_floor = doubtful_box_floor
         self.mirrored_look = mirrored_look
+        self.turned_look = turned_look
         self.crop_size = self.identifier.imgsz
         # The identifier's class order is its folder names sorted; map it onto DECK order once.
         names = list(self.identifier.names)
@@ -215,6 +217,8 @@ class CardRecognizer:
         back apart as weak boxes, less those that repeat a card box or lie inside one.
         """
         looks = [self._fine_pass(image, self.detector_imgsz)]
+        if self.turned_look:
+            looks.append(self._turned_fine_pass(image, self.detector_imgsz))
         coarse_quads, coarse_scores = self.predict_boxes(image, CLOSE_UP_IMGSZ)
         image_area = image.shape[0] * image.shape[1]
         big = [
@@ -269,6 +273,19 @@ class CardRecognizer:
         found = self._fine_pass(np.ascontiguousarray(image[:, ::-1]), imgsz)
         # Mirroring reverses the corners' turning order: reverse them back.
         back = lambda q: np.float32(np.c_[right - q[::-1, 0], q[::-1, 1]])  # noqa: E731
+        return _PassBoxes(
+            [back(q) for q in found.quads],
+            found.scores,
+            [back(q) for q in found.weak_quads],
+            found.weak_scores,
+        )
+
+    def _turned_fine_pass(self, image: np.ndarray, imgsz: int) -> _PassBoxes:
+        """`_fine_pass` on the photo turned a quarter turn clockwise, its boxes mapped back."""
+        bottom = image.shape[0] - 1
+        found = self._fine_pass(np.ascontiguousarray(np.rot90(image, k=-1)), imgsz)
+        # A point (x, y) of the photo lies at (bottom - y, x) in the turned one.
+        back = lambda q: np.float32(np.c_[q[:, 1], bottom - q[:, 0]])  # noqa: E731
         return _PassBoxes(
             [back(q) for q in found.quads],
             found.scores,
