@@ -296,6 +296,15 @@ def test_setup_survives_a_switch_to_english_before_starting(db_url, repo):
     assert Rules.from_spec(stored.rules).preset == "assi" and len(stored.sides) == 3
 
 
+def test_the_deal_turns_from_the_first_dealer_chosen_at_set_up(db_url, repo):
+    at = new_app()
+    at.selectbox(key="setup:dealer:pairs").set_value("Loro").run()
+    start_match(at)
+    assert "Mazziere: Loro" in [c.value for c in at.caption]
+    enter_manual_hand(at, {"Noi": DENARI, "Loro": COPPE + SPADE + BASTONI})
+    assert "Mazziere: Noi" in [c.value for c in at.caption]
+
+
 def test_setup_refuses_two_sides_with_one_name(db_url, repo):
     at = new_app()
     at.text_input(key="setup:name:pairs:2").input("Noi")

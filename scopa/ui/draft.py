@@ -70,6 +70,8 @@ class HandDraft:
     scope: Mapping[str, int] = field(default_factory=dict)
     manual: Mapping[str, frozenset[Card]] = field(default_factory=dict)
     complement: tuple[str, int] | None = None
+    #: Who deals this hand (None: not known, e.g. a match begun before dealers were kept).
+    dealer: str | None = None
     photos: tuple[DraftPhoto, ...] = ()
     corrections: tuple[DraftCorrection, ...] = ()
 
@@ -95,6 +97,7 @@ class HandDraft:
             "scope": {side: int(n) for side, n in self.scope.items()},
             "manual": {side: sorted(c.code for c in cards) for side, cards in self.manual.items()},
             "complement": list(self.complement) if self.complement else None,
+            **({"dealer": self.dealer} if self.dealer else {}),
         }
 
     @classmethod
@@ -116,6 +119,7 @@ class HandDraft:
                 for side, codes in (entry.get("manual") or {}).items()
             },
             complement=(str(complement[0]), int(complement[1])) if complement else None,
+            dealer=entry.get("dealer") if entry.get("dealer") in sides else None,
             photos=tuple(photos),
             corrections=tuple(corrections),
         )

@@ -208,6 +208,8 @@ def _start(repo: MatchRepository, t: Translator) -> None:
     setup = render_match_setup(t)
     if setup is not None:
         stored = repo.create_match(setup.rules.to_dict(), setup.sides, deck=setup.deck)
+        first = PHOTOS if models_available() else MANUAL
+        repo.open_draft(stored.id, entry={"mode": first, "dealer": setup.first_dealer})
         _open_match(stored.public_id)
         st.rerun()
     _earlier_matches(repo, t, skip=latest.id if latest else None)
@@ -295,7 +297,10 @@ def _next_hand(repo: MatchRepository, stored: StoredMatch, match: Match, t: Tran
     # A new hand is entered the way the previous one was; the first by photo when possible.
     mode = stored.hands[-1].entry.get("mode") if stored.hands else None
     mode = mode or (PHOTOS if models_available() else MANUAL)
-    draft = repo.open_draft(stored.id, entry={"mode": mode})
+    draft = repo.open_draft(stored.id, entry={"mode": mode, "dealer": _next_dealer(stored)})
+    dealer = (draft.entry or {}).get("dealer")
+    if dealer in stored.sides:
+        st.caption(t("hand.dealer", side=dealer))
     store = RepositoryDraftStore(repo, draft.id, stored.sides)
     submission = render_hand_entry(
         store,
@@ -318,6 +323,16 @@ def _next_hand(repo: MatchRepository, stored: StoredMatch, match: Match, t: Tran
     if after.status == WON:
         st.session_state[CELEBRATE] = True
     st.rerun()
+
+
+def _next_dealer(stored: StoredMatch) -> str | None:
+    """The deal turns to the next side each hand (None when the last dealer is not known)."""
+    if not stored.hands:
+        return None
+    last = (stored.hands[-1].entry or {}).get("dealer")
+    if last not in stored.sides:
+        return None
+    return stored.sides[(stored.sides.index(last) + 1) % len(stored.sides)]
 
 
 def _commit(repo: MatchRepository, draft_id: int, submission: HandSubmission, after: Match) -> bool:
@@ -398,7 +413,12 @@ def _undo(repo: MatchRepository, match_id: int, t: Translator) -> None:
     after.undo_last()
     repo.undo_last_hand(stored.id, outcome=(after.status, after.winner))
     st.session_state.pop(EDITING, None)
-    st.session_state[REDO] = {"match": match_id, "number": len(stored.hands), "sides": last.sides}
+    st.session_state[REDO] = {
+        "match": match_id,
+        "number": len(stored.hands),
+        "sides": last.sides,
+        "dealer": (last.entry or {}).get("dealer"),
+    }
     _flash(t("actions.undone", number=len(stored.hands)))
 
 
@@ -417,6 +437,7 @@ def _redo(repo: MatchRepository, match_id: int, t: Translator) -> None:
             "mode": MANUAL,
             "manual": {side: spec["cards"] for side, spec in sides.items()},
             "scope": {side: spec["scope"] for side, spec in sides.items()},
+            "dealer": undone.get("dealer"),
         }
         repo.save_entry(draft.id, entry)
         repo.commit_hand(draft.id, sides, result.to_dict(), outcome=(after.status, after.winner))

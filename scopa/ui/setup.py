@@ -22,6 +22,8 @@ class MatchSetup:
     rules: Rules
     sides: tuple[str, ...]
     deck: str = DEFAULT_DECK
+    #: Who deals the first hand; the deal then turns to the next side each hand.
+    first_dealer: str | None = None
 
 
 def _k(name: str) -> str:
@@ -127,6 +129,12 @@ def render_match_setup(t: Translator) -> MatchSetup | None:
         ).strip()
         for n, default in enumerate(defaults, start=1)
     ]
+    dealer = st.selectbox(
+        t("setup.dealer"),
+        [name for name in names if name] or [None],
+        format_func=lambda name: name or "—",
+        key=_k(f"dealer:{table_format}"),
+    )
     if not st.button(t("setup.start"), type="primary", key=_k("start"), width="stretch"):
         return None
     if any(not name for name in names):
@@ -145,4 +153,9 @@ def render_match_setup(t: Translator) -> MatchSetup | None:
     except ScopaError as exc:
         st.error(t("check.invalid", detail=str(exc)))
         return None
-    return MatchSetup(rules=rules, sides=tuple(names), deck=st.session_state[_k("deck")])
+    return MatchSetup(
+        rules=rules,
+        sides=tuple(names),
+        deck=st.session_state[_k("deck")],
+        first_dealer=dealer if dealer in names else names[0],
+    )
