@@ -17,6 +17,7 @@ from scopa.tournament import PairSetup, RefereeDesk, TournamentSetup
 from scopa.tournament.export import codes_html, export_all, results_html
 from scopa.tournament.records import group_label
 from scopa.tournament.security import AccessDenied, format_table_code
+from scopa.tournament.service import FINISHED
 from scopa.tournament.ui import (
     client_id,
     header,
@@ -260,8 +261,26 @@ def rounds_tab(desk: RefereeDesk) -> None:
     ]
     if number == current and movable:
         swap_pairs_form(desk, movable)
-    next_round = info.stage != "finished" and st.button(t("tour.ref.next_round"), type="primary")
-    if next_round and show_error(desk.next_round):
+    next_round_button(desk, info)
+
+
+def next_round_button(desk: RefereeDesk, info) -> None:
+    """Offered only when it can work: every match so far is finished. Otherwise say which
+    matches are still being played, round by round (a round robin pairs every round at once)."""
+    if info.stage == "finished":
+        return
+    playing: dict[int, list[str]] = {}
+    for m in service().matches(desk.tournament_id):
+        if m.status not in FINISHED:
+            playing.setdefault(m.round_number, []).append(str(m.table_number))
+    if playing:
+        where = "; ".join(
+            t("tour.ref.round_tables", number=number, tables=", ".join(tables))
+            for number, tables in sorted(playing.items())
+        )
+        st.caption(t("tour.ref.next_round_wait", where=where))
+        return
+    if st.button(t("tour.ref.next_round"), type="primary") and show_error(desk.next_round):
         st.rerun()
 
 
