@@ -1,6 +1,7 @@
-"""Card recognition: decode a photo, find every card, identify it (see DESIGN.md).
+"""Card recognition: decode a photo, find every card, identify it (the pipeline is described
+in `vision/pipeline.py` and the README; the models and their figures in models/README.md).
 
-Knows nothing of Streamlit. Heavy modules (torch, ultralytics) load only when a recognizer is made.
+Knows nothing of Streamlit. The models load only when a recognizer is made.
 """
 
 from .decode import ImageError, load_image
@@ -9,8 +10,8 @@ from .types import DetectedCard, PhotoResult
 
 
 def __getattr__(name: str):
-    # The recognizer pulls in torch; import it on first use only.
-    if name in ("CardRecognizer", "get_recognizer", "ModelsMissingError"):
+    # The recognizer loads the inference runtime; import it on first use only.
+    if name in ("CardRecognizer", "RecognizerSettings", "get_recognizer", "ModelsMissingError"):
         from . import pipeline
 
         return getattr(pipeline, name)
@@ -23,6 +24,7 @@ __all__ = [
     "ImageError",
     "ModelsMissingError",
     "PhotoResult",
+    "RecognizerSettings",
     "annotate",
     "get_recognizer",
     "load_image",

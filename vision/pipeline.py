@@ -33,18 +33,9 @@ MODELS_DIR = yolo_env.PROJECT_ROOT / "models"
 DETECTOR_FILE = "detector.pt"
 IDENTIFIER_FILE = "identifier.pt"
 DECK_STYLES = ("napoletane", "francesi")
-# The main detector pass's input size: the size the detector was trained at.
-DETECTOR_IMGSZ = 416
-# Cards of a loose heap are small in the photo (35-70 px long at 416) and there the detector
-# misses some and draws loose boxes around others. When the photo's cards are smaller than
-# SMALL_CARD_PX at the main pass, it runs again at the size that brings them to that length
-# (at most ZOOMED_IMGSZ_MAX; also when it found no card and the photo is no close-up), and the
-# boxes of both passes count. Only small cards are zoomed: at 512, the big pips of spread
-# cards are taken for cards. Chosen on the seed-3000 generated hands; see models/README.md.
-SMALL_CARD_PX = 64
 ZOOMED_IMGSZ_MAX = 640
 # Boxes of two fine looks overlapping this much outline the same card; the identifier reads
-# each and averages (seed-3000 hands: scatter cards on the right side 98.4% -> 98.9%).
+# each and averages.
 SECOND_LOOK_IOU = 0.5
 # The coarse detector pass for close-ups: its input size, and the smallest share of the photo a
 # card must cover there to count (smaller cards are the main pass's job).
@@ -55,18 +46,43 @@ CLOSE_UP_MIN_AREA = 0.06
 # (with fewer than two other cards to compare with) when two or more boxes cover this share of it.
 MERGE_AREA_RATIO = 1.8
 MERGE_COVERAGE = 0.5
-# Boxes the detector scores from this floor up to the box threshold are not cards of the photo,
-# but are kept as doubtful boxes (with those the identifier takes for no card): in a loose heap
-# some are cards with a poor box, which the reconciliation may use for a card no photo shows
-# otherwise (see vision/reconcile). Chosen on generated hands; see models/README.md.
-DOUBTFUL_BOX_FLOOR = 0.3
-# The detector's own non-maximum suppression. Ultralytics compares oriented boxes by ProbIoU,
-# which rates two cards of a cascade far more alike than their outlines are: a card showing
-# 30% of itself below its neighbour has ProbIoU 0.65 with it (outline IoU 0.54), one showing
-# 45% has 0.49. At ultralytics' usual 0.5 such cards were suppressed; 0.7 keeps every card
-# showing about a quarter of itself or more. Two boxes of one card overlap more than that and
-# still go; `drop_contained` removes what is left.
-NMS_IOU = 0.7
+
+
+@dataclass(frozen=True)
+class RecognizerSettings:
+    """Every threshold and optional pass of the recogniser, in one place (chosen on generated
+    piles of tuning seeds; the model card says how)."""
+
+    # The main detector pass's input size: the size the detector was trained at.
+    detector_imgsz: int = 416
+    # Cards of a loose heap are small in the photo (35-70 px long at 416); there the detector
+    # misses some and draws loose boxes around others. When the photo's cards are shorter than
+    # this at the main pass, it runs again at the size that brings them to this length (at
+    # most ZOOMED_IMGSZ_MAX; also when it found no card and the photo is no close-up), and the
+    # boxes of both passes count. None: never.
+    small_card_px: float | None = 64
+    # A box scoring this much is a card.
+    box_threshold: float = 0.5
+    # A card box the identifier reads as `none` with this probability is set apart as
+    # doubtful, unless the detector scored it at least `sure_box`.
+    not_a_card_threshold: float = 0.5
+    sure_box: float = 0.8
+    # The detector's own non-maximum suppression. Ultralytics compares oriented boxes by
+    # ProbIoU, which rates two overlapping cards far more alike than their outlines are: a card
+    # showing 30% of itself below its neighbour has ProbIoU 0.65 with it (outline IoU 0.54).
+    # At ultralytics' usual 0.5 such cards were suppressed. Two boxes of one card overlap more
+    # than this and still go; `drop_contained` removes what is left.
+    nms_iou: float = 0.7
+    # Boxes scored from this floor up to the box threshold are not cards of the photo, but are
+    # kept as doubtful boxes: in a heap some are cards with a poor box, which the
+    # reconciliation may use for a card no photo shows otherwise. None: not kept.
+    doubtful_box_floor: float | None = 0.3
+    # Photos of small cards are also looked at mirrored, at the zoomed size.
+    mirrored_look: bool = True
+    # Every photo is also looked at turned a quarter turn.
+    turned_look: bool = False
+
+
 
 
 @dataclass
@@ -103,15 +119,7 @@ class CardRecognizer:
         self,
         models_dir: str | Path | None = None,
         deck: str = "napoletane",
-        detector_imgsz: int = DETECTOR_IMGSZ,
-        small_card_px: float | None = SMALL_CARD_PX,
-        box_threshold: float = 0.5,
-        not_a_card_threshold: float = 0.5,
-        sure_box: float = 0.8,
-        nms_iou: float = NMS_IOU,
-        doubtful_box_floor: float | None = DOUBTFUL_BOX_FLOOR,
-        mirrored_look: bool = True,
-        turned_look: bool = False,
+        settings: RecognizerSettings | None = None,
         backend: str | None = None,
     ) -> None:
         if deck not in DECK_STYLES:
@@ -133,15 +141,7 @@ class CardRecognizer:
             self.detector, self.identifier = load_backends(detector_path, identifier_path, backend)
         except BackendUnavailableError as exc:
             raise ModelsMissingError(str(exc)) from None
-        self.detector_imgsz = detector_imgsz
-        self.small_card_px = small_card_px
-        self.box_threshold = box_threshold
-        self.not_a_card_threshold = not_a_card_threshold
-        self.sure_box = sure_box
-        self.nms_iou = nms_iou
-        self.doubtful_box_floor = doubtful_box_floor
-        self.mirrored_look = mirrored_look
-        self.turned_look = turned_look
+        self.settings = settings or RecognizerSettings()
         self.crop_size = self.identifier.imgsz
         # The identifier's class order is its folder names sorted; map it onto DECK order once.
         names = list(self.identifier.names)
@@ -179,7 +179,7 @@ class CardRecognizer:
                 best = int(p.argmax())
                 card = DetectedCard(CARD_CODES[best], float(p[best]), p, quad * scale, box_score)
                 weak = k >= len(boxes.quads)
-                turned_down = empty >= self.not_a_card_threshold and box_score < self.sure_box
+                turned_down = empty >= self.settings.not_a_card_threshold and box_score < self.settings.sure_box
                 (doubtful if weak or turned_down else cards).append(card)
         reading_order = lambda c: (  # noqa: E731
             round(float(c.quad[:, 1].mean()) / max(height / 12, 1)),
@@ -216,9 +216,9 @@ class CardRecognizer:
         `doubtful_box_floor` up to the box threshold take no part in any of this: they come
         back apart as weak boxes, less those that repeat a card box or lie inside one.
         """
-        looks = [self._fine_pass(image, self.detector_imgsz)]
-        if self.turned_look:
-            looks.append(self._turned_fine_pass(image, self.detector_imgsz))
+        looks = [self._fine_pass(image, self.settings.detector_imgsz)]
+        if self.settings.turned_look:
+            looks.append(self._turned_fine_pass(image, self.settings.detector_imgsz))
         coarse_quads, coarse_scores = self.predict_boxes(image, CLOSE_UP_IMGSZ)
         image_area = image.shape[0] * image.shape[1]
         big = [
@@ -230,7 +230,7 @@ class CardRecognizer:
         if zoomed is not None:
             # The larger looks first: on a tie drop_contained keeps the earlier box.
             larger = [self._fine_pass(image, zoomed)]
-            if self.mirrored_look:
+            if self.settings.mirrored_look:
                 larger.append(self._mirrored_fine_pass(image, zoomed))
             looks = larger + looks
         fine_quads = [q for look in looks for q in look.quads]
@@ -254,12 +254,12 @@ class CardRecognizer:
         """One fine detector pass: the boxes scoring at least the box threshold and, apart,
         the weak ones down to `doubtful_box_floor`. (Suppression keeps the best box first, so
         the first two lists are what a pass at the threshold alone gives.)"""
-        floor = self.doubtful_box_floor
-        if floor is None or floor >= self.box_threshold:
+        floor = self.settings.doubtful_box_floor
+        if floor is None or floor >= self.settings.box_threshold:
             return _PassBoxes(*self.predict_boxes(image, imgsz), [], [])
         quads, scores = self.predict_boxes(image, imgsz, conf=floor)
-        strong = [i for i, s in enumerate(scores) if s >= self.box_threshold]
-        weak = [i for i, s in enumerate(scores) if s < self.box_threshold]
+        strong = [i for i, s in enumerate(scores) if s >= self.settings.box_threshold]
+        weak = [i for i, s in enumerate(scores) if s < self.settings.box_threshold]
         return _PassBoxes(
             [quads[i] for i in strong],
             [scores[i] for i in strong],
@@ -297,26 +297,26 @@ class CardRecognizer:
         """The input size that brings the cards the main pass found (`quads`) to
         `small_card_px`: None if they are that big already; the largest if there are none
         (a pile too small in the photo for the main pass to see a single card)."""
-        if self.small_card_px is None:
+        if self.settings.small_card_px is None:
             return None
         if not quads:
             return ZOOMED_IMGSZ_MAX
         long_sides = [max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])) for q in quads]
-        card_px = float(np.median(long_sides)) * self.detector_imgsz / max(shape)
-        if card_px >= self.small_card_px:
+        card_px = float(np.median(long_sides)) * self.settings.detector_imgsz / max(shape)
+        if card_px >= self.settings.small_card_px:
             return None
-        wanted = self.detector_imgsz * self.small_card_px / card_px
+        wanted = self.settings.detector_imgsz * self.settings.small_card_px / card_px
         size = min(int(round(wanted / 32)) * 32, ZOOMED_IMGSZ_MAX)  # the network's stride
-        return size if size > self.detector_imgsz else None
+        return size if size > self.settings.detector_imgsz else None
 
     def predict_boxes(
         self, image: np.ndarray, imgsz: int, conf: float | None = None
     ) -> tuple[list[np.ndarray], list[float]]:
         """One detector pass at input size `imgsz`: corner quads and scores of the boxes scoring
         at least `conf` (default: the box threshold), before any merging."""
-        conf = self.box_threshold if conf is None else conf
+        conf = self.settings.box_threshold if conf is None else conf
         with self._lock:  # ultralytics predictors keep per-call state
-            corners, scores = self.detector.detect(image, imgsz, conf, self.nms_iou)
+            corners, scores = self.detector.detect(image, imgsz, conf, self.settings.nms_iou)
         return list(corners), [float(s) for s in scores]
 
     def identify(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:

@@ -79,10 +79,10 @@ def test_a_close_up_card_found_by_both_passes_keeps_its_place_over_big_pips():
 
 def _recognizer_with(boxes, scores, not_a_card, weak=(), weak_scores=()):
     """A CardRecognizer whose two models are replaced by fixed answers."""
-    from vision.pipeline import CardRecognizer, FoundBoxes
+    from vision.pipeline import CardRecognizer, FoundBoxes, RecognizerSettings
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
-    recognizer.not_a_card_threshold, recognizer.sure_box = 0.5, 0.8
+    recognizer.settings = RecognizerSettings(not_a_card_threshold=0.5, sure_box=0.8)
     recognizer.find_boxes = lambda image: FoundBoxes(
         list(boxes), list(scores), [[] for _ in boxes], list(weak), list(weak_scores)
     )
@@ -133,25 +133,31 @@ def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour
     import torch
     from ultralytics.utils.metrics import probiou
 
-    from vision.pipeline import NMS_IOU
+    from vision.pipeline import RecognizerSettings
 
+    nms_iou = RecognizerSettings().nms_iou
     w, h = 100.0, 170.0  # a Neapolitan card's proportions
     upper = torch.tensor([[0.0, 0.0, w, h, 0.0]])  # centre x, centre y, width, height, angle
     for shown in (0.3, 0.45):
         lower = torch.tensor([[0.0, shown * h, w, h, 0.0]])
-        assert float(probiou(upper, lower)) < NMS_IOU
+        assert float(probiou(upper, lower)) < nms_iou
     # ...while the same card found twice, a few pixels apart, is still one box.
     again = torch.tensor([[3.0, 4.0, w, h, 0.02]])
-    assert float(probiou(upper, again)) > NMS_IOU
+    assert float(probiou(upper, again)) > nms_iou
 
 
-def _sizer(small_card_px=64, detector_imgsz=416):
-    from vision.pipeline import CardRecognizer
+def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False):
+    from vision.pipeline import CardRecognizer, RecognizerSettings
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
-    recognizer.small_card_px, recognizer.detector_imgsz = small_card_px, detector_imgsz
-    recognizer.box_threshold, recognizer.doubtful_box_floor = 0.5, 0.3
-    recognizer.mirrored_look = recognizer.turned_look = False
+    recognizer.settings = RecognizerSettings(
+        detector_imgsz=detector_imgsz,
+        small_card_px=small_card_px,
+        box_threshold=0.5,
+        doubtful_box_floor=0.3,
+        mirrored_look=mirrored_look,
+        turned_look=False,
+    )
     return recognizer
 
 
@@ -293,8 +299,7 @@ def test_only_photos_of_small_cards_get_the_mirrored_look():
     from vision.pipeline import CLOSE_UP_IMGSZ
 
     for card_size, looks_at_zoom in (((48, 80), 2), ((160, 260), 0)):
-        recognizer = _sizer()
-        recognizer.mirrored_look = True
+        recognizer = _sizer(mirrored_look=True)
         cards = [box(100 + 200 * k, 100, *card_size) for k in range(4)]
         asked = []
 
