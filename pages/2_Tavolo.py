@@ -9,8 +9,9 @@ from __future__ import annotations
 import streamlit as st
 
 from scopa.plaintext import escape_markdown
+from scopa.tournament.hand_scoring import replay
 from scopa.tournament.security import AccessDenied, format_table_code
-from scopa.tournament.service import TableDesk, replay
+from scopa.tournament.service import TableDesk
 from scopa.tournament.ui import TableDraftStore, client_id, header, pair_names, service, texts
 from scopa.ui.breakdown import render_breakdown
 from scopa.ui.draft import MANUAL, PHOTOS

@@ -21,6 +21,7 @@ from .standings import StandingRow
 SIDES = ("a", "b")
 FORMATS = ("round-robin", "swiss")
 CORRECTION_ACTIONS = ("add", "remove", "move", "confirm")
+FINISHED = ("won", "bye")  # the match statuses of a finished match
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,7 @@ class MatchView:
 
     @property
     def finished(self) -> bool:
-        return self.status in ("won", "bye")
+        return self.status in FINISHED
 
     def pair(self, side: str) -> PairInfo | None:
         return self.pair_a if side == "a" else self.pair_b

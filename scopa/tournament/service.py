@@ -9,31 +9,28 @@ Three kinds of caller, three doors:
   the tournament, pairs the rounds, prints table codes, and reviews, corrects or voids hands.
 A wrong password or an unknown code raises `AccessDenied` after a growing delay.
 
-Hands are scored here, never trusted from the client: the service rebuilds the match with
-`scoring.Match` from its counted hands on every change, so the stored totals, status and winner
-are always what the rules say about the hands on record.
+The desks hold access and transactions; the work is in modules of its own: `queries` (lookups
+and views), `hand_scoring` (scoring a hand, replaying a match), `recording` (recording a
+submitted hand), `drafts` (the hand being entered), `rounds` (pairs, rounds, table codes),
+`audit` (the log) and `verify` (re-reading the photos).
 """
 
 from __future__ import annotations
 
-import copy
-import datetime as dt
 import hashlib
 import hmac
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from scoring import DECK, Rules, SideInput, parse_card, score_hand, score_provisional
-from scoring import Match as ScoringMatch
+from scoring import Rules, parse_card
 from scoring.errors import ScopaError
 
-from . import pairing
+from . import audit, drafts, pairing, queries
+from .audit import REFEREE
 from .db import (
     AuditEvent,
     Database,
@@ -48,8 +45,10 @@ from .db import (
     open_database,
     utcnow,
 )
+from .hand_scoring import rebuild_match, score_sides, side_inputs, sides_json
+from .recording import check_correction, lock_match, record_hand, store_blob
 from .records import (
-    CORRECTION_ACTIONS,
+    FINISHED,
     SIDES,
     AuditEntry,
     GroupStandings,
@@ -59,29 +58,22 @@ from .records import (
     MatchView,
     PairInfo,
     PairSetup,
-    PhotoInfo,
-    PhotoUpload,
     TournamentInfo,
     TournamentSetup,
 )
+from .rounds import Fixture, new_pair, new_round, unused_code
 from .security import (
     SCRYPT_N,
     AccessDenied,
     FailureThrottle,
     hash_password,
-    new_table_code,
     normalize_table_code,
     verify_password,
 )
-from .standings import MatchResult, compute_standings
-
-if TYPE_CHECKING:
-    from .verify import VerificationReport
+from .verify import VerificationReport
+from .verify import verify as verify_hands
 
 R = TypeVar("R")
-
-REFEREE = "referee"
-FINISHED = ("won", "bye")
 
 
 class TournamentService:
@@ -112,31 +104,33 @@ class TournamentService:
         rows = self.db.read(
             lambda s: s.scalars(select(Tournament).order_by(Tournament.id.desc())).all()
         )
-        return [_tournament_info(row) for row in rows]
+        return [queries.tournament_info(row) for row in rows]
 
     def tournament(self, tournament_id: int) -> TournamentInfo:
-        return self.db.read(lambda s: _tournament_info(_get_tournament(s, tournament_id)))
+        return self.db.read(
+            lambda s: queries.tournament_info(queries.get_tournament(s, tournament_id))
+        )
 
     def rules(self, tournament_id: int) -> Rules:
         return Rules.from_spec(self.tournament(tournament_id).rules)
 
     def pairs(self, tournament_id: int) -> list[PairInfo]:
-        return self.db.read(lambda s: list(_pairs(s, tournament_id).values()))
+        return self.db.read(lambda s: list(queries.pairs(s, tournament_id).values()))
 
     def matches(self, tournament_id: int, round_number: int | None = None) -> list[MatchView]:
         """Matches in round and table order, optionally of one round only."""
-        return self.db.read(lambda s: _match_views(s, tournament_id, round_number))
+        return self.db.read(lambda s: queries.match_views(s, tournament_id, round_number))
 
     def current_round(self, tournament_id: int) -> int | None:
         """The round being played: the first with a match unfinished, else the latest one.
 
         None before the start. (A round robin pairs all its rounds at once.)
         """
-        return self.db.read(lambda s: _current_round_number(s, tournament_id))
+        return self.db.read(lambda s: queries.current_round_number(s, tournament_id))
 
     def standings(self, tournament_id: int) -> list[GroupStandings]:
         """Standings of the group or Swiss stage (one table per group), from finished matches."""
-        return self.db.read(lambda s: _standings(s, tournament_id))
+        return self.db.read(lambda s: queries.standings(s, tournament_id))
 
     # -- creation and access --------------------------------------------------------------------
 
@@ -161,8 +155,10 @@ class TournamentService:
             session.add(tournament)
             session.flush()
             for seed, pair in enumerate(setup.pairs, start=1):
-                session.add(_new_pair(tournament.id, seed, pair))
-            _log(session, tournament.id, REFEREE, "tournament-created", {"name": tournament.name})
+                session.add(new_pair(tournament.id, seed, pair))
+            audit.log(
+                session, tournament.id, REFEREE, "tournament-created", {"name": tournament.name}
+            )
             return tournament.id
 
         return self.db.write(work)
@@ -170,7 +166,9 @@ class TournamentService:
     def referee(self, tournament_id: int, password: str, *, client: str = "") -> RefereeDesk:
         """The referee's desk; AccessDenied (after a delay) for a wrong password."""
         key, scope = f"referee:{tournament_id}:{client or 'unknown'}", f"referee:{tournament_id}"
-        stored = self.db.read(lambda s: _get_tournament(s, tournament_id).referee_password_hash)
+        stored = self.db.read(
+            lambda s: queries.get_tournament(s, tournament_id).referee_password_hash
+        )
         self.throttle.check(key, scope)
         if not verify_password(password, stored):
             self.throttle.fail(key, scope)
@@ -215,9 +213,9 @@ class TournamentService:
         def work(session: Session) -> HandView:
             if check is not None:
                 check(session)
-            match = _lock_match(session, match_id, code)
-            hand = _record_hand(session, match, submission, actor)
-            return _hand_view(session, hand)
+            match = lock_match(session, match_id, code)
+            hand = record_hand(session, match, submission, actor)
+            return queries.hand_view(session, hand)
 
         try:
             return self.db.write(work)
@@ -259,13 +257,15 @@ class TableDesk:
     def match(self) -> MatchView:
         def work(session: Session) -> MatchView:
             match = self._own(session)
-            return _match_view(session, match, _pairs(session, match.tournament_id))
+            return queries.match_view(session, match, queries.pairs(session, match.tournament_id))
 
         return self._db.read(work)
 
     def tournament(self) -> TournamentInfo:
         def work(session: Session) -> TournamentInfo:
-            return _tournament_info(_get_tournament(session, self._own(session).tournament_id))
+            return queries.tournament_info(
+                queries.get_tournament(session, self._own(session).tournament_id)
+            )
 
         return self._db.read(work)
 
@@ -274,7 +274,7 @@ class TableDesk:
 
     def hands(self) -> list[HandView]:
         def work(session: Session) -> list[HandView]:
-            return _hand_views(session, self._own(session).id)
+            return queries.hand_views(session, self._own(session).id)
 
         return self._db.read(work)
 
@@ -284,7 +284,7 @@ class TableDesk:
             hand = session.get(Hand, hand_id)
             if hand is None or hand.match_id != match.id:
                 raise AccessDenied(f"hand {hand_id}: not a hand of this table's match")
-            return _hand_view(session, hand)
+            return queries.hand_view(session, hand)
 
         return self._db.read(work)
 
@@ -311,7 +311,7 @@ class TableDesk:
         def work(session: Session) -> dict[str, Any]:
             self._own(session)
             row = session.get(HandDraft, self.match_id)
-            return _draft_copy(row) if row else _empty_draft(new_submission_id())
+            return drafts.copy_of(row) if row else drafts.empty(drafts.new_submission_id())
 
         return self._db.read(work)
 
@@ -330,8 +330,8 @@ class TableDesk:
         sha256 = hashlib.sha256(data).hexdigest()
 
         def change(draft: dict[str, Any], session: Session) -> int:
-            _store_blob(session, sha256, data)
-            photo_id = _next_draft_id(draft)
+            store_blob(session, sha256, data)
+            photo_id = drafts.next_item_id(draft)
             draft["photos"].append(
                 {
                     "id": photo_id,
@@ -365,10 +365,10 @@ class TableDesk:
     def add_draft_correction(self, action: str, card: str, side: str, to_side: str | None) -> None:
         """Record a manual correction, with the time it was made."""
         correction = ManualCorrection(action, parse_card(card).code, side, to_side, at=utcnow())
-        _check_correction(correction)
+        check_correction(correction)
 
         def change(draft: dict[str, Any], _session: Session) -> None:
-            draft["corrections"].append({"id": _next_draft_id(draft), **correction.to_dict()})
+            draft["corrections"].append({"id": drafts.next_item_id(draft), **correction.to_dict()})
 
         self._change_draft(change)
 
@@ -391,7 +391,7 @@ class TableDesk:
         """
 
         def work(session: Session) -> HandView:
-            match = _lock_match(session, self.match_id, self._code)
+            match = lock_match(session, self.match_id, self._code)
             row = session.get(HandDraft, match.id)
             if row is None or row.submission_id != submission_id:
                 done = session.scalar(
@@ -403,58 +403,32 @@ class TableDesk:
                     raise ScopaError("hand: this entry is no longer open; reload the page")
                 # Another phone sharing the draft recorded it first: only the same cards and
                 # scope are "saved"; anything else was not recorded and must be said so.
-                if done.sides != _sides_json(_side_inputs(sides)):
+                if done.sides != sides_json(side_inputs(sides)):
                     raise ScopaError(
                         f"hand {done.number}: already recorded from another phone with other "
                         "cards; reload the page and check it"
                     )
-                return _hand_view(session, done)
-            data = row.data
-            complement = data["entry"].get("complement")
-            submission = HandSubmission(
-                submission_id=submission_id,
-                sides=sides,
-                photos=[
-                    PhotoUpload(
-                        p["side"],
-                        session.get(PhotoBlob, p["sha256"]).data,
-                        p["filename"],
-                        p["recognition"],
-                    )
-                    for p in data["photos"]
-                ],
-                corrections=[
-                    ManualCorrection(
-                        c["action"],
-                        c["card"],
-                        c["side"],
-                        c["to_side"],
-                        dt.datetime.fromisoformat(c["made_at"]) if c["made_at"] else None,
-                    )
-                    for c in data["corrections"]
-                ],
-                complement=(complement[0], int(complement[1])) if complement else None,
-                recognition=recognition,
-            )
-            hand = _record_hand(session, match, submission, actor="")
+                return queries.hand_view(session, done)
+            submission = drafts.submission(session, row.data, submission_id, sides, recognition)
+            hand = record_hand(session, match, submission, actor="")
             session.delete(row)
-            return _hand_view(session, hand)
+            return queries.hand_view(session, hand)
 
         return self._db.write(work)
 
     def _change_draft(self, change: Callable[[dict[str, Any], Session], R]) -> R:
         def work(session: Session) -> R:
-            match = _lock_match(session, self.match_id, self._code)
+            match = lock_match(session, self.match_id, self._code)
             if match.status in FINISHED:
                 raise ScopaError("hand: the match is over")
             row = session.get(HandDraft, match.id)
             if row is None:
-                submission_id = new_submission_id()
+                submission_id = drafts.new_submission_id()
                 row = HandDraft(
-                    match_id=match.id, submission_id=submission_id, data=_empty_draft(submission_id)
+                    match_id=match.id, submission_id=submission_id, data=drafts.empty(submission_id)
                 )
                 session.add(row)
-            data = _draft_copy(row)
+            data = drafts.copy_of(row)
             outcome = change(data, session)
             # A new dict, so that SQLAlchemy sees the JSON column change.
             row.data, row.updated_at = data, utcnow()
@@ -479,7 +453,7 @@ class RefereeDesk:
     def _check_still_valid(self, session: Session) -> None:
         if self._password_hash is None:
             return
-        current = _get_tournament(session, self.tournament_id).referee_password_hash
+        current = queries.get_tournament(session, self.tournament_id).referee_password_hash
         if not hmac.compare_digest(current, self._password_hash):
             raise AccessDenied("referee password: it was changed; log in again")
 
@@ -503,11 +477,11 @@ class RefereeDesk:
                 )
                 or 0
             )
-            row = _new_pair(self.tournament_id, seed, pair)
+            row = new_pair(self.tournament_id, seed, pair)
             session.add(row)
             session.flush()
-            _log(session, self.tournament_id, REFEREE, "pair-added", {"pair": row.name})
-            return _pair_info(row)
+            audit.log(session, self.tournament_id, REFEREE, "pair-added", {"pair": row.name})
+            return queries.pair_info(row)
 
         return self._db.write(work)
 
@@ -524,8 +498,8 @@ class RefereeDesk:
                 pair.player1.strip(),
                 pair.player2.strip(),
             )
-            _log(session, self.tournament_id, REFEREE, "pair-updated", {"before": before})
-            return _pair_info(row)
+            audit.log(session, self.tournament_id, REFEREE, "pair-updated", {"before": before})
+            return queries.pair_info(row)
 
         return self._db.write(work)
 
@@ -537,10 +511,10 @@ class RefereeDesk:
             row = self._pair(session, pair_id)
             session.delete(row)
             session.flush()
-            remaining = _pairs(session, self.tournament_id)
+            remaining = queries.pairs(session, self.tournament_id)
             for seed, info in enumerate(remaining.values(), start=1):
                 session.get(Pair, info.id).seed = seed
-            _log(session, self.tournament_id, REFEREE, "pair-removed", {"pair": row.name})
+            audit.log(session, self.tournament_id, REFEREE, "pair-removed", {"pair": row.name})
 
         self._db.write(work)
 
@@ -549,7 +523,7 @@ class RefereeDesk:
 
         def work(session: Session) -> list[MatchView]:
             tournament = self._in_setup(session)
-            pairs = list(_pairs(session, tournament.id).values())
+            pairs = list(queries.pairs(session, tournament.id).values())
             if len(pairs) < 2:
                 raise ScopaError(f"start: a tournament needs at least 2 pairs, has {len(pairs)}")
             if tournament.format == "round-robin":
@@ -568,17 +542,19 @@ class RefereeDesk:
                         # In a round robin a bye is just a rest: no match, nothing counted.
                         if b is not None
                     ]
-                    _new_round(session, tournament.id, number, "group", fixtures)
+                    new_round(session, tournament.id, number, "group", fixtures)
                 tournament.stage = "group"
             else:
                 fixtures = [
                     (None, a, b) for a, b in pairing.swiss_pairings([p.id for p in pairs], ())
                 ]
-                _new_round(session, tournament.id, 1, "swiss", fixtures)
+                new_round(session, tournament.id, 1, "swiss", fixtures)
                 tournament.stage = "swiss"
-            _log(session, tournament.id, REFEREE, "tournament-started", {"stage": tournament.stage})
+            audit.log(
+                session, tournament.id, REFEREE, "tournament-started", {"stage": tournament.stage}
+            )
             session.flush()
-            return _match_views(session, tournament.id, None)
+            return queries.match_views(session, tournament.id, None)
 
         return self._db.write(work)
 
@@ -589,7 +565,7 @@ class RefereeDesk:
         """
 
         def work(session: Session) -> list[MatchView]:
-            tournament = _get_tournament(session, self.tournament_id)
+            tournament = queries.get_tournament(session, self.tournament_id)
             if tournament.stage in ("setup", "finished"):
                 raise ScopaError(f"next round: the tournament is in stage {tournament.stage!r}")
             unfinished = session.scalars(
@@ -600,21 +576,21 @@ class RefereeDesk:
             if unfinished:
                 tables = ", ".join(str(m.table_number) for m in unfinished)
                 raise ScopaError(f"next round: matches still being played at tables {tables}")
-            number = (_latest_round_number(session, tournament.id) or 0) + 1
-            pairs = _pairs(session, tournament.id)
-            fixtures: list[tuple[int | None, int, int | None]]
+            number = (queries.latest_round_number(session, tournament.id) or 0) + 1
+            pairs = queries.pairs(session, tournament.id)
+            fixtures: list[Fixture]
             stage = tournament.stage
             swiss_played = number - 1
             if stage == "swiss" and swiss_played < tournament.swiss_rounds:
-                ranking = [row.pair.id for row in _standings(session, tournament.id)[0].rows]
-                previous = _stage_matches(session, tournament.id, ("swiss",))
+                ranking = [row.pair.id for row in queries.standings(session, tournament.id)[0].rows]
+                previous = queries.stage_matches(session, tournament.id, ("swiss",))
                 played = {frozenset((m.pair_a_id, m.pair_b_id)) for m in previous if m.pair_b_id}
                 had_bye = {m.pair_a_id for m in previous if m.pair_b_id is None}
                 fixtures = [
                     (None, a, b) for a, b in pairing.swiss_pairings(ranking, played, had_bye)
                 ]
             elif stage in ("group", "swiss") and tournament.knockout_size:
-                tables = _standings(session, tournament.id)
+                tables = queries.standings(session, tournament.id)
                 if stage == "group":
                     rankings = [[row.pair.id for row in table.rows] for table in tables]
                     per_group = tournament.knockout_size // tournament.groups
@@ -624,7 +600,7 @@ class RefereeDesk:
                 fixtures = [(None, a, b) for a, b in pairing.knockout_first_round(seeds)]
                 stage = "knockout"
             elif stage == "knockout":
-                last = _stage_matches(session, tournament.id, ("knockout",), number - 1)
+                last = queries.stage_matches(session, tournament.id, ("knockout",), number - 1)
                 winners = [m.winner_id for m in sorted(last, key=lambda m: m.position)]
                 if len(winners) == 1:
                     fixtures = []
@@ -634,12 +610,12 @@ class RefereeDesk:
                 fixtures = []
             if not fixtures:
                 tournament.stage = "finished"
-                _log(session, tournament.id, REFEREE, "tournament-finished", {})
+                audit.log(session, tournament.id, REFEREE, "tournament-finished", {})
                 return []
             tournament.stage = stage
-            _new_round(session, tournament.id, number, stage, fixtures)
+            new_round(session, tournament.id, number, stage, fixtures)
             names = {pid: pairs[pid].name for pid in pairs}
-            _log(
+            audit.log(
                 session,
                 tournament.id,
                 REFEREE,
@@ -651,7 +627,7 @@ class RefereeDesk:
                 },
             )
             session.flush()
-            return _match_views(session, tournament.id, number)
+            return queries.match_views(session, tournament.id, number)
 
         return self._db.write(work)
 
@@ -659,8 +635,8 @@ class RefereeDesk:
         """Each match of a round (default: the current one) with its table code, for the slips."""
 
         def work(session: Session) -> list[tuple[MatchView, str]]:
-            number = round_number or _current_round_number(session, self.tournament_id)
-            views = _match_views(session, self.tournament_id, number)
+            number = round_number or queries.current_round_number(session, self.tournament_id)
+            views = queries.match_views(session, self.tournament_id, number)
             codes = dict(
                 session.execute(
                     select(Match.id, Match.table_code).where(Match.id.in_([v.id for v in views]))
@@ -677,8 +653,10 @@ class RefereeDesk:
             match = self._match(session, match_id)
             if match.table_code is None:
                 raise ScopaError(f"match {match_id}: a bye has no table code")
-            match.table_code = _unused_code(session)
-            _log(session, self.tournament_id, REFEREE, "code-regenerated", {}, match_id=match.id)
+            match.table_code = unused_code(session)
+            audit.log(
+                session, self.tournament_id, REFEREE, "code-regenerated", {}, match_id=match.id
+            )
             return match.table_code
 
         return self._db.write(work)
@@ -690,7 +668,7 @@ class RefereeDesk:
                 raise ScopaError(f"table number: must be 1 or more, got {table_number}")
             before = match.table_number
             match.table_number = table_number
-            _log(
+            audit.log(
                 session,
                 self.tournament_id,
                 REFEREE,
@@ -698,7 +676,7 @@ class RefereeDesk:
                 {"from": before, "to": table_number},
                 match_id=match.id,
             )
-            return _match_view(session, match, _pairs(session, self.tournament_id))
+            return queries.match_view(session, match, queries.pairs(session, self.tournament_id))
 
         return self._db.write(work)
 
@@ -711,8 +689,8 @@ class RefereeDesk:
         """
 
         def work(session: Session) -> list[MatchView]:
-            tournament = _get_tournament(session, self.tournament_id)
-            number = _current_round_number(session, tournament.id)
+            tournament = queries.get_tournament(session, self.tournament_id)
+            number = queries.current_round_number(session, tournament.id)
             if number is None:
                 raise ScopaError("swap pairs: no round has been paired yet")
             round_ = session.scalar(
@@ -723,7 +701,7 @@ class RefereeDesk:
                     "swap pairs: a round-robin round follows from its groups; edit the groups "
                     "before the start instead"
                 )
-            names = {pid: p.name for pid, p in _pairs(session, tournament.id).items()}
+            names = {pid: p.name for pid, p in queries.pairs(session, tournament.id).items()}
             slots = []
             for pid in (pair_id, other_pair_id):
                 self._pair(session, pid)
@@ -738,7 +716,7 @@ class RefereeDesk:
                     select(func.count()).select_from(Hand).where(Hand.match_id == match.id)
                 )
                 draft = session.get(HandDraft, match.id)
-                if started or (draft and _draft_has_content(draft.data)):
+                if started or (draft and drafts.has_content(draft.data)):
                     raise ScopaError(
                         f"swap pairs: the match of {names[pid]} at table "
                         f"{match.table_number} has started"
@@ -752,7 +730,7 @@ class RefereeDesk:
             for match in (first, second):
                 if match.status == "bye":
                     match.winner_id = match.pair_a_id
-            _log(
+            audit.log(
                 session,
                 tournament.id,
                 REFEREE,
@@ -761,7 +739,7 @@ class RefereeDesk:
                 note=note,
             )
             session.flush()
-            return _match_views(session, tournament.id, number)
+            return queries.match_views(session, tournament.id, number)
 
         return self._db.write(work)
 
@@ -769,8 +747,9 @@ class RefereeDesk:
         password_hash = hash_password(new_password, n=self._service.scrypt_n)
 
         def work(session: Session) -> None:
-            _get_tournament(session, self.tournament_id).referee_password_hash = password_hash
-            _log(session, self.tournament_id, REFEREE, "password-changed", {})
+            tournament = queries.get_tournament(session, self.tournament_id)
+            tournament.referee_password_hash = password_hash
+            audit.log(session, self.tournament_id, REFEREE, "password-changed", {})
 
         self._db.write(work)
         # Every other desk opened with the old password now fails its check; this one goes on.
@@ -787,10 +766,10 @@ class RefereeDesk:
         )
 
     def hands(self, match_id: int) -> list[HandView]:
-        return self._db.read(lambda s: _hand_views(s, self._match(s, match_id).id))
+        return self._db.read(lambda s: queries.hand_views(s, self._match(s, match_id).id))
 
     def hand(self, hand_id: int) -> HandView:
-        return self._db.read(lambda s: _hand_view(s, self._hand(s, hand_id)[0]))
+        return self._db.read(lambda s: queries.hand_view(s, self._hand(s, hand_id)[0]))
 
     def all_hands(self) -> list[tuple[MatchView, HandView]]:
         """Every hand of the tournament (void ones too), in round, table and hand order."""
@@ -798,8 +777,8 @@ class RefereeDesk:
         def work(session: Session) -> list[tuple[MatchView, HandView]]:
             return [
                 (match, hand)
-                for match in _match_views(session, self.tournament_id, None)
-                for hand in _hand_views(session, match.id)
+                for match in queries.match_views(session, self.tournament_id, None)
+                for hand in queries.hand_views(session, match.id)
             ]
 
         return self._db.read(work)
@@ -823,7 +802,7 @@ class RefereeDesk:
                 query = query.where(AuditEvent.match_id == match_id)
             if hand_id is not None:
                 query = query.where(AuditEvent.hand_id == hand_id)
-            return [_audit_entry(e) for e in session.scalars(query.order_by(AuditEvent.id))]
+            return [audit.audit_entry(e) for e in session.scalars(query.order_by(AuditEvent.id))]
 
         return self._db.read(work)
 
@@ -833,7 +812,7 @@ class RefereeDesk:
         def work(session: Session) -> HandView:
             hand, match = self._hand(session, hand_id, lock=True)
             hand.review = "accepted"
-            _log(
+            audit.log(
                 session,
                 self.tournament_id,
                 REFEREE,
@@ -843,7 +822,7 @@ class RefereeDesk:
                 hand_id=hand.id,
                 note=note,
             )
-            return _hand_view(session, hand)
+            return queries.hand_view(session, hand)
 
         return self._db.write(work)
 
@@ -854,17 +833,17 @@ class RefereeDesk:
 
         def work(session: Session) -> HandView:
             hand, match = self._hand(session, hand_id, lock=True)
-            rules = _rules(session, match.tournament_id)
+            rules = queries.tournament_rules(session, match.tournament_id)
             before = {"sides": hand.sides, "points": {"a": hand.points_a, "b": hand.points_b}}
-            inputs = _side_inputs(sides)
-            scored = _score(inputs, rules)
-            hand.sides = _sides_json(inputs)
+            inputs = side_inputs(sides)
+            scored = score_sides(inputs, rules)
+            hand.sides = sides_json(inputs)
             hand.missing, hand.result = scored.missing, scored.result
             hand.points_a, hand.points_b = scored.points["a"], scored.points["b"]
             hand.review = "corrected"
             session.flush()
-            _rebuild_match(session, match, rules)
-            _log(
+            rebuild_match(session, match, rules)
+            audit.log(
                 session,
                 self.tournament_id,
                 REFEREE,
@@ -878,7 +857,7 @@ class RefereeDesk:
                 hand_id=hand.id,
                 note=note,
             )
-            return _hand_view(session, hand)
+            return queries.hand_view(session, hand)
 
         return self._db.write(work)
 
@@ -891,8 +870,8 @@ class RefereeDesk:
                 raise ScopaError(f"hand {hand_id}: already void")
             hand.status = "void"
             session.flush()
-            _rebuild_match(session, match, _rules(session, match.tournament_id))
-            _log(
+            rebuild_match(session, match, queries.tournament_rules(session, match.tournament_id))
+            audit.log(
                 session,
                 self.tournament_id,
                 REFEREE,
@@ -902,20 +881,18 @@ class RefereeDesk:
                 hand_id=hand.id,
                 note=note,
             )
-            return _hand_view(session, hand)
+            return queries.hand_view(session, hand)
 
         return self._db.write(work)
 
     def verify(self, **kwargs: Any) -> VerificationReport:
         """Re-run recognition on stored photos; see `scopa.tournament.verify.verify`."""
-        from .verify import verify
-
-        return verify(self._db, self.tournament_id, **kwargs)
+        return verify_hands(self._db, self.tournament_id, **kwargs)
 
     # -- helpers ----------------------------------------------------------------------------------
 
     def _in_setup(self, session: Session) -> Tournament:
-        tournament = _get_tournament(session, self.tournament_id)
+        tournament = queries.get_tournament(session, self.tournament_id)
         if tournament.stage != "setup":
             raise ScopaError("pairs: the tournament has started, pairs can no longer change")
         return tournament
@@ -938,7 +915,7 @@ class RefereeDesk:
         if hand is None or match is None or match.tournament_id != self.tournament_id:
             raise ScopaError(f"hand {hand_id}: not a hand of this tournament")
         if lock:
-            match = _lock_match(session, match.id, None)
+            match = lock_match(session, match.id, None)
             session.refresh(hand)
         return hand, match
 
@@ -964,563 +941,5 @@ class _CheckedDatabase:
         return getattr(self._inner, name)
 
 
-# -- recording and scoring hands --------------------------------------------------------------------
-
-
-class _Scored:
-    def __init__(self, result: dict[str, Any], points: dict[str, int], missing: list[str]) -> None:
-        self.result, self.points, self.missing = result, points, missing
-
-
-def _side_inputs(sides: Mapping[str, Mapping[str, Any]]) -> dict[str, SideInput]:
-    if not isinstance(sides, Mapping) or set(sides) != set(SIDES):
-        keys = ", ".join(map(repr, sides)) if isinstance(sides, Mapping) else type(sides).__name__
-        raise ScopaError(f"hand sides: expected exactly 'a' and 'b', got {keys}")
-    return {side: SideInput.from_spec(sides[side], side=side) for side in SIDES}
-
-
-def _sides_json(inputs: Mapping[str, SideInput]) -> dict[str, Any]:
-    return {
-        side: {"cards": [card.code for card in sorted(value.cards)], "scope": value.scope}
-        for side, value in inputs.items()
-    }
-
-
-def _completed(inputs: Mapping[str, SideInput], missing: Sequence[str]) -> dict[str, SideInput]:
-    """The hand with its missing cards given to side "a".
-
-    Only hands whose missing cards cannot change any side's points are stored incomplete, so any
-    placement scores the same; this one lets `scoring.Match` replay them like the others.
-    """
-    if not missing:
-        return dict(inputs)
-    extra = frozenset(parse_card(code) for code in missing)
-    return {**inputs, "a": SideInput(cards=inputs["a"].cards | extra, scope=inputs["a"].scope)}
-
-
-def _score(inputs: Mapping[str, SideInput], rules: Rules) -> _Scored:
-    held = set().union(*(side.cards for side in inputs.values()))
-    missing = [card.code for card in DECK if card not in held]
-    if not missing:
-        result = score_hand(inputs, rules)
-        return _Scored(result.to_dict(), dict(result.totals), [])
-    provisional = score_provisional(inputs, rules)
-    if not provisional.determinate:
-        deciding = sorted({c.code for cards in provisional.deciding.values() for c in cards})
-        raise ScopaError(
-            f"hand incomplete: {len(missing)} cards missing and the score depends on "
-            f"{', '.join(deciding or missing)}; find or enter them"
-        )
-    totals = score_hand(_completed(inputs, missing), rules).totals
-    return _Scored(provisional.to_dict(), dict(totals), missing)
-
-
-def new_submission_id() -> str:
-    return str(uuid.uuid4())
-
-
-def _draft_has_content(data: Mapping[str, Any]) -> bool:
-    """Whether a table has begun entering a hand (more than choosing photos or the grid)."""
-    entry = {k: v for k, v in data.get("entry", {}).items() if k != "mode"}
-    return bool(data.get("photos") or data.get("corrections") or any(entry.values()))
-
-
-def _empty_draft(submission_id: str) -> dict[str, Any]:
-    return {
-        "submission_id": submission_id,
-        "entry": {},
-        "photos": [],
-        "corrections": [],
-        "next_id": 1,
-    }
-
-
-def _draft_copy(row: HandDraft) -> dict[str, Any]:
-    data = copy.deepcopy(row.data)
-    data["submission_id"] = row.submission_id
-    return data
-
-
-def _next_draft_id(draft: dict[str, Any]) -> int:
-    draft["next_id"] = draft.get("next_id", 1) + 1
-    return draft["next_id"] - 1
-
-
-def _check_correction(correction: ManualCorrection) -> None:
-    if correction.action not in CORRECTION_ACTIONS:
-        raise ScopaError(f"correction: unknown action {correction.action!r}")
-    parse_card(correction.card)
-    if correction.side not in SIDES or correction.to_side not in (None, *SIDES):
-        raise ScopaError(f"correction of {correction.card}: sides must be 'a' or 'b'")
-
-
-def _check_extras(submission: HandSubmission) -> None:
-    for photo in submission.photos:
-        if photo.side not in SIDES:
-            raise ScopaError(
-                f"photo {photo.filename or ''}: side must be 'a' or 'b', not {photo.side!r}"
-            )
-        if not photo.data:
-            raise ScopaError(f"photo {photo.filename or ''}: empty file")
-    for correction in submission.corrections:
-        _check_correction(correction)
-    if submission.complement is not None:
-        side, count = submission.complement
-        if side not in SIDES or not isinstance(count, int) or count < 0:
-            raise ScopaError(
-                f"complement: expected (side 'a' or 'b', card count), got {submission.complement!r}"
-            )
-    if not submission.submission_id or len(submission.submission_id) > 100:
-        raise ScopaError("submission id: must be 1 to 100 characters")
-
-
-def _record_hand(session: Session, match: Match, submission: HandSubmission, actor: str) -> Hand:
-    fingerprint = submission.fingerprint()
-    existing = session.scalar(
-        select(Hand).where(
-            Hand.match_id == match.id, Hand.submission_id == submission.submission_id
-        )
-    )
-    if existing is not None:
-        if existing.payload_sha256 != fingerprint:
-            raise ScopaError(
-                f"submission {submission.submission_id}: already used for a different hand"
-            )
-        return existing
-    if match.pair_b_id is None:
-        raise ScopaError("hand: a bye has no hands")
-    _check_extras(submission)
-    rules = _rules(session, match.tournament_id)
-    inputs = _side_inputs(submission.sides)
-    scored = _score(inputs, rules)
-    actor = actor or f"table {match.table_number}"
-
-    number = 1 + (
-        session.scalar(select(func.max(Hand.number)).where(Hand.match_id == match.id)) or 0
-    )
-    hand = Hand(
-        match_id=match.id,
-        number=number,
-        submission_id=submission.submission_id,
-        payload_sha256=fingerprint,
-        submitted_by=actor,
-        submitted_at=utcnow(),
-        sides=_sides_json(inputs),
-        complement=list(submission.complement) if submission.complement else None,
-        missing=scored.missing,
-        result=scored.result,
-        points_a=scored.points["a"],
-        points_b=scored.points["b"],
-        recognition=dict(submission.recognition) if submission.recognition else None,
-        corrections=len(submission.corrections),
-    )
-    session.add(hand)
-    session.flush()
-    # Adding a hand to a decided match raises here, and the transaction leaves no trace.
-    _rebuild_match(session, match, rules)
-
-    for position, photo in enumerate(submission.photos):
-        _store_blob(session, photo.sha256, photo.data)
-        session.add(
-            Photo(
-                hand_id=hand.id,
-                side=photo.side,
-                position=position,
-                sha256=photo.sha256,
-                filename=photo.filename[:255],
-                recognition=dict(photo.recognition) if photo.recognition else None,
-            )
-        )
-    _log(
-        session,
-        match.tournament_id,
-        actor,
-        "hand-recorded",
-        {
-            "number": number,
-            "submission_id": submission.submission_id,
-            "sides": hand.sides,
-            "missing": scored.missing,
-            "points": scored.points,
-            "photos": [{"side": p.side, "sha256": p.sha256} for p in submission.photos],
-        },
-        match_id=match.id,
-        hand_id=hand.id,
-    )
-    for correction in submission.corrections:
-        _log(
-            session,
-            match.tournament_id,
-            actor,
-            "correction",
-            correction.to_dict(),
-            match_id=match.id,
-            hand_id=hand.id,
-        )
-    return hand
-
-
-def replay(rules: Rules, hands: Sequence[HandView], names: Mapping[str, str]) -> ScoringMatch:
-    """The match as `scoring.Match` from its counted hands, sides named `names["a"]`, `["b"]`.
-
-    For the pages, which show the scoreboard and each hand's breakdown like the single-match page.
-    """
-    match = ScoringMatch(rules, [names[side] for side in SIDES])
-    for hand in hands:
-        if hand.status == "counted":
-            inputs = _completed(_side_inputs(hand.sides), hand.missing)
-            match.add_hand({names[side]: inputs[side] for side in SIDES})
-    return match
-
-
-def _rebuild_match(session: Session, match: Match, rules: Rules) -> None:
-    """Replay the match's counted hands through scoring.Match and store its state."""
-    hands = session.scalars(
-        select(Hand)
-        .where(Hand.match_id == match.id, Hand.status == "counted")
-        .order_by(Hand.number)
-    ).all()
-    replay = ScoringMatch(rules, SIDES)
-    previous: Hand | None = None
-    for hand in hands:
-        if replay.decided:
-            raise ScopaError(
-                f"hand {hand.number}: the match would already be decided at hand "
-                f"{previous.number if previous else 0}; void the hands after it first"
-            )
-        replay.add_hand(_completed(_side_inputs(hand.sides), hand.missing))
-        previous = hand
-    winner = {"a": match.pair_a_id, "b": match.pair_b_id}.get(replay.winner) if hands else None
-    if match.winner_id is not None and winner != match.winner_id:
-        _check_winner_can_change(session, match)
-    totals = replay.totals
-    match.score_a, match.score_b = totals["a"], totals["b"]
-    match.status = replay.status if hands else "scheduled"
-    match.winner_id = winner
-    match.napoleone = bool(hands) and replay.napoleone is not None
-    match.hands_counted = len(hands)
-    match.updated_at = utcnow()
-
-
-def _check_winner_can_change(session: Session, match: Match) -> None:
-    """A decided match whose winner already went on to a knockout round cannot change winner."""
-    number = session.scalar(select(Round.number).where(Round.id == match.round_id))
-    later_knockout = session.scalar(
-        select(func.count())
-        .select_from(Round)
-        .where(
-            Round.tournament_id == match.tournament_id,
-            Round.stage == "knockout",
-            Round.number > number,
-        )
-    )
-    if later_knockout:
-        raise ScopaError(
-            f"match at table {match.table_number}: its winner already plays the next knockout "
-            "round; this change would change the winner"
-        )
-
-
-def _store_blob(session: Session, sha256: str, data: bytes) -> None:
-    """Insert a photo's bytes unless a photo with the same SHA-256 is already stored."""
-    values = {"sha256": sha256, "size": len(data), "data": data}
-    dialect = session.get_bind().dialect.name
-    if dialect == "postgresql":
-        statement = postgresql.insert(PhotoBlob).values(**values).on_conflict_do_nothing()
-    elif dialect == "sqlite":
-        statement = sqlite.insert(PhotoBlob).values(**values).on_conflict_do_nothing()
-    else:  # pragma: no cover - only the two backends above are supported
-        if session.get(PhotoBlob, sha256) is not None:
-            return
-        session.add(PhotoBlob(**values))
-        return
-    session.execute(statement)
-
-
-def _lock_match(session: Session, match_id: int, code: str | None) -> Match:
-    """Load a match holding a row lock (PostgreSQL), re-checking the table code under the lock."""
-    match = session.scalar(
-        select(Match)
-        .where(Match.id == match_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-    if match is None:
-        raise ScopaError(f"match {match_id}: no such match")
-    if code is not None and match.table_code != code:
-        raise AccessDenied("table code: no longer valid for this match, ask the referee")
-    return match
-
-
-# -- building rounds --------------------------------------------------------------------------------
-
-
-def _new_pair(tournament_id: int, seed: int, pair: PairSetup) -> Pair:
-    if not pair.name.strip():
-        raise ScopaError("pair name: must not be empty")
-    return Pair(
-        tournament_id=tournament_id,
-        seed=seed,
-        name=pair.name.strip(),
-        player1=pair.player1.strip(),
-        player2=pair.player2.strip(),
-    )
-
-
-def _unused_code(session: Session) -> str:
-    while True:
-        code = new_table_code()
-        if session.scalar(select(Match.id).where(Match.table_code == code)) is None:
-            return code
-
-
-def _new_round(
-    session: Session,
-    tournament_id: int,
-    number: int,
-    stage: str,
-    fixtures: Iterable[tuple[int | None, int, int | None]],
-) -> Round:
-    """A round with its matches: tables numbered from 1, byes last and without a table."""
-    round_ = Round(tournament_id=tournament_id, number=number, stage=stage)
-    session.add(round_)
-    session.flush()
-    fixtures = list(fixtures)
-    table = 0
-    for position, (group, a, b) in enumerate(fixtures):
-        if b is None:
-            match = Match(status="bye", winner_id=a, table_number=None, table_code=None)
-        else:
-            table += 1
-            match = Match(status="scheduled", table_number=table, table_code=_unused_code(session))
-        match.tournament_id, match.round_id, match.position = tournament_id, round_.id, position
-        match.group_index, match.pair_a_id, match.pair_b_id = group, a, b
-        session.add(match)
-    session.flush()
-    return round_
-
-
-# -- reading ------------------------------------------------------------------------------------------
-
-
-def _get_tournament(session: Session, tournament_id: int) -> Tournament:
-    tournament = session.get(Tournament, tournament_id)
-    if tournament is None:
-        raise ScopaError(f"tournament {tournament_id}: no such tournament")
-    return tournament
-
-
-def _rules(session: Session, tournament_id: int) -> Rules:
-    return Rules.from_spec(_get_tournament(session, tournament_id).rules)
-
-
-def _tournament_info(row: Tournament) -> TournamentInfo:
-    return TournamentInfo(
-        id=row.id,
-        name=row.name,
-        date=row.date,
-        rules=dict(row.rules),
-        format=row.format,
-        groups=row.groups,
-        swiss_rounds=row.swiss_rounds,
-        knockout_size=row.knockout_size,
-        stage=row.stage,
-        deck=row.deck,
-    )
-
-
-def _pair_info(row: Pair) -> PairInfo:
-    return PairInfo(
-        id=row.id,
-        seed=row.seed,
-        name=row.name,
-        player1=row.player1,
-        player2=row.player2,
-        group=row.group_index,
-    )
-
-
-def _pairs(session: Session, tournament_id: int) -> dict[int, PairInfo]:
-    rows = session.scalars(
-        select(Pair).where(Pair.tournament_id == tournament_id).order_by(Pair.seed)
-    )
-    return {row.id: _pair_info(row) for row in rows}
-
-
-def _latest_round_number(session: Session, tournament_id: int) -> int | None:
-    return session.scalar(
-        select(func.max(Round.number)).where(Round.tournament_id == tournament_id)
-    )
-
-
-def _current_round_number(session: Session, tournament_id: int) -> int | None:
-    unfinished = session.scalar(
-        select(func.min(Round.number))
-        .join(Match, Match.round_id == Round.id)
-        .where(Round.tournament_id == tournament_id, Match.status.not_in(FINISHED))
-    )
-    return unfinished or _latest_round_number(session, tournament_id)
-
-
-def _match_view(
-    session: Session, match: Match, pairs: Mapping[int, PairInfo], round_: Round | None = None
-) -> MatchView:
-    round_ = round_ or session.get(Round, match.round_id)
-    return MatchView(
-        id=match.id,
-        round_number=round_.number,
-        stage=round_.stage,
-        position=match.position,
-        table_number=match.table_number,
-        group=match.group_index,
-        pair_a=pairs[match.pair_a_id],
-        pair_b=pairs[match.pair_b_id] if match.pair_b_id is not None else None,
-        status=match.status,
-        score_a=match.score_a,
-        score_b=match.score_b,
-        winner_id=match.winner_id,
-        napoleone=match.napoleone,
-        hands_counted=match.hands_counted,
-    )
-
-
-def _match_views(session: Session, tournament_id: int, round_number: int | None) -> list[MatchView]:
-    query = (
-        select(Match, Round)
-        .join(Round, Match.round_id == Round.id)
-        .where(Match.tournament_id == tournament_id)
-        .order_by(Round.number, Match.position)
-    )
-    if round_number is not None:
-        query = query.where(Round.number == round_number)
-    pairs = _pairs(session, tournament_id)
-    return [_match_view(session, m, pairs, r) for m, r in session.execute(query).all()]
-
-
-def _stage_matches(
-    session: Session, tournament_id: int, stages: Sequence[str], round_number: int | None = None
-) -> list[Match]:
-    query = (
-        select(Match)
-        .join(Round, Match.round_id == Round.id)
-        .where(Match.tournament_id == tournament_id, Round.stage.in_(stages))
-    )
-    if round_number is not None:
-        query = query.where(Round.number == round_number)
-    return list(session.scalars(query.order_by(Round.number, Match.position)))
-
-
-def _standings(session: Session, tournament_id: int) -> list[GroupStandings]:
-    tournament = _get_tournament(session, tournament_id)
-    pairs = _pairs(session, tournament_id)
-    results = [
-        MatchResult(
-            pair_a=pairs[m.pair_a_id],
-            pair_b=pairs[m.pair_b_id] if m.pair_b_id is not None else None,
-            score_a=m.score_a,
-            score_b=m.score_b,
-            winner=pairs[m.winner_id],
-        )
-        for m in _stage_matches(session, tournament_id, ("group", "swiss"))
-        if m.status in FINISHED
-    ]
-    if tournament.format == "round-robin" and tournament.stage != "setup":
-        groups = sorted({p.group for p in pairs.values() if p.group is not None})
-    else:
-        groups = [None]
-    tables = []
-    for group in groups:
-        members = [p for p in pairs.values() if group is None or p.group == group]
-        ids = {p.id for p in members}
-        own = [r for r in results if r.pair_a.id in ids]
-        tables.append(GroupStandings(group=group, rows=compute_standings(members, own)))
-    return tables
-
-
-def _photo_infos(session: Session, hand_id: int) -> tuple[PhotoInfo, ...]:
-    rows = session.execute(
-        select(Photo, PhotoBlob.size)
-        .join(PhotoBlob, Photo.sha256 == PhotoBlob.sha256)
-        .where(Photo.hand_id == hand_id)
-        .order_by(Photo.position)
-    ).all()
-    return tuple(
-        PhotoInfo(
-            id=photo.id,
-            side=photo.side,
-            position=photo.position,
-            sha256=photo.sha256,
-            size=size,
-            filename=photo.filename,
-            recognition=photo.recognition,
-        )
-        for photo, size in rows
-    )
-
-
-def _hand_view(session: Session, hand: Hand) -> HandView:
-    return HandView(
-        id=hand.id,
-        match_id=hand.match_id,
-        number=hand.number,
-        submission_id=hand.submission_id,
-        submitted_by=hand.submitted_by,
-        submitted_at=hand.submitted_at,
-        sides=hand.sides,
-        missing=list(hand.missing),
-        complement=(hand.complement[0], hand.complement[1]) if hand.complement else None,
-        result=hand.result,
-        points_a=hand.points_a,
-        points_b=hand.points_b,
-        corrections=hand.corrections,
-        status=hand.status,
-        review=hand.review,
-        recognition=hand.recognition,
-        photos=_photo_infos(session, hand.id),
-    )
-
-
-def _hand_views(session: Session, match_id: int) -> list[HandView]:
-    hands = session.scalars(select(Hand).where(Hand.match_id == match_id).order_by(Hand.number))
-    return [_hand_view(session, hand) for hand in hands]
-
-
-def _audit_entry(event: AuditEvent) -> AuditEntry:
-    return AuditEntry(
-        id=event.id,
-        at=event.at,
-        actor=event.actor,
-        action=event.action,
-        match_id=event.match_id,
-        hand_id=event.hand_id,
-        details=dict(event.details),
-        note=event.note,
-    )
-
-
-def _log(
-    session: Session,
-    tournament_id: int,
-    actor: str,
-    action: str,
-    details: dict[str, Any],
-    *,
-    match_id: int | None = None,
-    hand_id: int | None = None,
-    note: str = "",
-) -> None:
-    session.add(
-        AuditEvent(
-            tournament_id=tournament_id,
-            match_id=match_id,
-            hand_id=hand_id,
-            at=utcnow(),
-            actor=actor,
-            action=action,
-            details=details,
-            note=note,
-        )
-    )
-
-
-__all__ = ["TournamentService", "TableDesk", "RefereeDesk", "AccessDenied"]
+# FINISHED (records.py) is re-exported for the pages that import it from here.
+__all__ = ["FINISHED", "AccessDenied", "RefereeDesk", "TableDesk", "TournamentService"]

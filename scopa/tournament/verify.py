@@ -31,9 +31,10 @@ from sqlalchemy.orm import Session
 from scoring import Card, SideInput
 from scoring.errors import ScopaError
 
+from . import queries
 from .db import AuditEvent, Database, Hand, Match, Photo, PhotoBlob
+from .hand_scoring import score_sides
 from .records import SIDES, HandView, MatchView
-from .service import _get_tournament, _hand_view, _match_view, _pairs, _rules, _score
 
 Recognizer = Callable[[bytes], Any]  # photo bytes -> vision.PhotoResult
 Reconciler = Callable[..., Any]  # vision.reconcile.reconcile
@@ -126,7 +127,7 @@ def verify(
     `deck` overrides the tournament's deck for the default recognizer.
     """
     hands = db.read(lambda s: _load(s, tournament_id, match_id, hand_id))
-    deck = deck or db.read(lambda s: _get_tournament(s, tournament_id).deck)
+    deck = deck or db.read(lambda s: queries.get_tournament(s, tournament_id).deck)
     # The models load only when some hand has photos to read.
     with_photos = any(item.photos for item in hands)
     if with_photos and recognize is None:
@@ -157,9 +158,9 @@ class _Loaded:
 def _load(
     session: Session, tournament_id: int, match_id: int | None, hand_id: int | None
 ) -> list[_Loaded]:
-    _get_tournament(session, tournament_id)
-    rules = _rules(session, tournament_id)
-    pairs = _pairs(session, tournament_id)
+    queries.get_tournament(session, tournament_id)
+    rules = queries.tournament_rules(session, tournament_id)
+    pairs = queries.pairs(session, tournament_id)
     query = (
         select(Hand, Match)
         .join(Match, Hand.match_id == Match.id)
@@ -193,8 +194,8 @@ def _load(
         ]
         loaded.append(
             _Loaded(
-                hand=_hand_view(session, hand),
-                match=_match_view(session, match, pairs),
+                hand=queries.hand_view(session, hand),
+                match=queries.match_view(session, match, pairs),
                 rules=rules,
                 photos=[(photo, data) for photo, data in photos],
                 corrections=corrections,
@@ -264,7 +265,7 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
     }
     differences = _card_differences(hand.sides, photo_cards)
     try:
-        photo_points: dict[str, int] | None = _score(inputs, item.rules).points
+        photo_points: dict[str, int] | None = score_sides(inputs, item.rules).points
     except ScopaError as exc:
         photo_points = None
         findings.insert(
