@@ -22,6 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from scoring.cards import CARD_CODES
+from vision.geometry import intersection_area, overlap, polygon_area, polygon_iou
 from vision.types import NOT_A_CARD
 
 from . import faces as face_lib
@@ -303,7 +304,7 @@ def _write_detector_box_item(job: tuple[str, int, str, int, str]) -> int:
     boxes = found.quads + found.weak_quads
     written = 0
     for k, box in enumerate(boxes):
-        ious = [_overlap(box, card.quad)[0] for card in scene.cards]
+        ious = [polygon_iou(box, card.quad) for card in scene.cards]
         best = int(np.argmax(ious)) if ious else -1
         if best >= 0 and ious[best] >= DETECTOR_BOX_CARD_IOU:
             if scene.cards[best].visible < MIN_VISIBLE:
@@ -346,9 +347,9 @@ def _write_hard_negative_item(job: tuple[str, int, str, int, str]) -> int:
             break
         clear = all(
             iou <= DETECTOR_BOX_NONE_IOU and covered <= 0.3
-            for iou, covered in (_overlap(box, card) for card in cards)
+            for iou, covered in (overlap(box, card) for card in cards)
         )
-        if clear and all(_overlap(box, other)[0] < 0.5 for other in kept):
+        if clear and all(polygon_iou(box, other) < 0.5 for other in kept):
             kept.append(box)
     for k, box in enumerate(kept):
         crop = warp_crop(scene.image, box, crop_size)
@@ -357,24 +358,14 @@ def _write_hard_negative_item(job: tuple[str, int, str, int, str]) -> int:
     return len(kept)
 
 
-def _overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """(IoU, share of `a` covered by `b`) of two convex quads."""
-    inter, _ = cv2.intersectConvexConvex(np.float32(a), np.float32(b))
-    area_a, area_b = cv2.contourArea(np.float32(a)), cv2.contourArea(np.float32(b))
-    union = area_a + area_b - inter
-    return (inter / union if union > 0 else 0.0), (inter / area_a if area_a > 0 else 0.0)
-
-
 def _is_clear_of_cards(quad: np.ndarray, cards: list[np.ndarray], shape: tuple[int, int]) -> bool:
     """Mostly inside the photo, and no more than a sliver of any card in it."""
     h, w = shape
-    inside, _ = cv2.intersectConvexConvex(
-        np.float32(quad), np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    )
-    if inside < 0.7 * cv2.contourArea(np.float32(quad)):
+    inside = intersection_area(quad, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    if inside < 0.7 * polygon_area(quad):
         return False
     for card in cards:
-        iou, covered = _overlap(quad, card)
+        iou, covered = overlap(quad, card)
         if iou > NEGATIVE_MAX_IOU or covered > 0.3:
             return False
     return True
@@ -408,7 +399,7 @@ def negative_quads(
             width = float(np.linalg.norm(card[1] - card[0])) * rng.uniform(0.2, 0.4)
             quad = card_quad(*center, width, rng.uniform(0, 360))
             # Lying on a card by design, so only the IoU rule applies, not _is_clear_of_cards.
-            if max(_overlap(quad, c)[0] for c in cards) <= NEGATIVE_MAX_IOU:
+            if max(polygon_iou(quad, c) for c in cards) <= NEGATIVE_MAX_IOU:
                 out.append(quad)
             continue
         else:

@@ -1,4 +1,5 @@
-"""Card geometry shared by the recogniser and the data generator: corner order and straightening."""
+"""Card geometry shared by the recogniser, the reconciliation and the data generator: corner
+order, straightening, and the overlap of card outlines (one place for all overlap maths)."""
 
 from __future__ import annotations
 
@@ -41,9 +42,24 @@ def portrait_corners(points: np.ndarray) -> np.ndarray:
     return pts
 
 
+def polygon_area(quad: np.ndarray) -> float:
+    """Area of a convex polygon (any corner order)."""
+    return float(cv2.contourArea(np.float32(quad).reshape(-1, 2)))
+
+
+def intersection_area(a: np.ndarray, b: np.ndarray) -> float:
+    """Area shared by two convex polygons."""
+    inter, _ = cv2.intersectConvexConvex(np.float32(a).reshape(-1, 2), np.float32(b).reshape(-1, 2))
+    return float(inter)
+
+
+def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(intersection over union, share of `a` that `b` covers) of two convex polygons."""
+    inter, area_a = intersection_area(a, b), polygon_area(a)
+    union = area_a + polygon_area(b) - inter
+    return (inter / union if union > 0 else 0.0), (inter / area_a if area_a > 0 else 0.0)
+
+
 def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over union of two convex quads."""
-    a, b = np.float32(a), np.float32(b)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
-    return float(inter / union) if union > 0 else 0.0
+    """Intersection over union of two convex polygons."""
+    return overlap(a, b)[0]

@@ -1,7 +1,7 @@
 """Photo in, cards out: oriented card detector, then a 40-way identifier on straightened crops.
 
 The detector runs on a downscaled copy of the photo; each card is then cut from the decoded photo
-at full working resolution (see DESIGN.md: at detector scale a card is too small to count pips).
+at full working resolution (at the detector's scale a card is too small to count its pips).
 The identifier sees every crop twice, upright and turned half a turn, because an oriented box
 does not know which end of the card is the top; the two probability vectors are averaged. Its
 41st class, `none`, says a crop holds no card (a box drawn on the cloth, a card back, a pip):
@@ -26,7 +26,7 @@ from scoring import CARD_CODES
 
 from . import yolo_env
 from .decode import Source, load_working_image
-from .geometry import polygon_iou, portrait_corners, warp_crop
+from .geometry import intersection_area, polygon_area, polygon_iou, portrait_corners, warp_crop
 from .types import NOT_A_CARD, DetectedCard, PhotoResult
 
 MODELS_DIR = yolo_env.PROJECT_ROOT / "models"
@@ -81,8 +81,6 @@ class RecognizerSettings:
     mirrored_look: bool = True
     # Every photo is also looked at turned a quarter turn.
     turned_look: bool = False
-
-
 
 
 @dataclass
@@ -179,7 +177,10 @@ class CardRecognizer:
                 best = int(p.argmax())
                 card = DetectedCard(CARD_CODES[best], float(p[best]), p, quad * scale, box_score)
                 weak = k >= len(boxes.quads)
-                turned_down = empty >= self.settings.not_a_card_threshold and box_score < self.settings.sure_box
+                turned_down = (
+                    empty >= self.settings.not_a_card_threshold
+                    and box_score < self.settings.sure_box
+                )
                 (doubtful if weak or turned_down else cards).append(card)
         reading_order = lambda c: (  # noqa: E731
             round(float(c.quad[:, 1].mean()) / max(height / 12, 1)),
@@ -224,7 +225,7 @@ class CardRecognizer:
         big = [
             i
             for i, q in enumerate(coarse_quads)
-            if cv2.contourArea(q) >= CLOSE_UP_MIN_AREA * image_area
+            if polygon_area(q) >= CLOSE_UP_MIN_AREA * image_area
         ]
         zoomed = None if big else self.zoomed_imgsz(image.shape[:2], looks[0].quads)
         if zoomed is not None:
@@ -393,7 +394,7 @@ def drop_contained(
     the fine pass also took for cards (a 6 of coppe) is found by both.
     """
     polys = [np.float32(q).reshape(4, 2) for q in quads]
-    areas = [cv2.contourArea(p) for p in polys]
+    areas = [polygon_area(p) for p in polys]
     keep: list[int] = []
     found_by_both: set[int] = set()
     for i in sorted(range(len(polys)), key=lambda k: -scores[k]):
@@ -401,8 +402,8 @@ def drop_contained(
             continue
         duplicate = False
         for j in keep:
-            overlap, _ = cv2.intersectConvexConvex(polys[i], polys[j])
-            if overlap / (areas[i] + areas[j] - overlap) >= same_card_iou:
+            shared = intersection_area(polys[i], polys[j])
+            if shared / (areas[i] + areas[j] - shared) >= same_card_iou:
                 duplicate = True
                 if passes is not None and passes[i] != passes[j]:
                     found_by_both.add(j)
@@ -413,10 +414,12 @@ def drop_contained(
     inside: dict[int, list[int]] = {j: [] for j in keep}  # j -> the boxes lying inside j
     for j in keep:
         for i in keep:
-            if i != j and areas[i] <= max_area_ratio * areas[j]:
-                overlap, _ = cv2.intersectConvexConvex(polys[i], polys[j])
-                if overlap >= min_inside * areas[i]:
-                    inside[j].append(i)
+            if (
+                i != j
+                and areas[i] <= max_area_ratio * areas[j]
+                and intersection_area(polys[i], polys[j]) >= min_inside * areas[i]
+            ):
+                inside[j].append(i)
     contained = set().union(*inside.values())
     outermost = [j for j in keep if j not in contained]
 
@@ -450,20 +453,20 @@ def weak_boxes(
     better weak box, lies mostly inside a card box (a part of that card), or holds most of a
     card box (that card boxed loosely, or with its neighbours)."""
     cards = [np.float32(q).reshape(4, 2) for q in card_quads]
-    card_areas = [cv2.contourArea(q) for q in cards]
+    card_areas = [polygon_area(q) for q in cards]
     kept: list[int] = []
     for i in sorted(range(len(weak_quads)), key=lambda k: -weak_scores[k]):
         box = np.float32(weak_quads[i]).reshape(4, 2)
-        area = cv2.contourArea(box)
+        area = polygon_area(box)
         if area <= 0:
             continue
         clear = True
         for card, card_area in zip(cards, card_areas, strict=True):
-            overlap, _ = cv2.intersectConvexConvex(box, card)
+            shared = intersection_area(box, card)
             if (
-                overlap / (area + card_area - overlap) >= same_card_iou
-                or overlap >= min_inside * area
-                or overlap >= min_inside * card_area
+                shared / (area + card_area - shared) >= same_card_iou
+                or shared >= min_inside * area
+                or shared >= min_inside * card_area
             ):
                 clear = False
                 break

@@ -31,6 +31,7 @@ from scoring import (
     score_provisional,
 )
 
+from ..geometry import polygon_iou
 from ..types import DetectedCard, PhotoResult
 from .assignment import EXTRA, AssignmentProblem, Solution, Unit
 from .messages import Advice, make_advice
@@ -1090,15 +1091,12 @@ def _duplicate_groups(cards: Sequence[DetectedCard], min_iou: float) -> list[lis
     hulls = [
         cv2.convexHull(np.asarray(card.quad, dtype=np.float32).reshape(-1, 1, 2)) for card in cards
     ]
-    areas = [cv2.contourArea(hull) for hull in hulls]
     boxes = [(hull[:, 0].min(0), hull[:, 0].max(0)) for hull in hulls]
     for i, j in itertools.combinations(range(len(cards)), 2):
         (lo_i, hi_i), (lo_j, hi_j) = boxes[i], boxes[j]
         if np.any(np.minimum(hi_i, hi_j) <= np.maximum(lo_i, lo_j)):
             continue  # bounding boxes apart: no overlap
-        inter, _ = cv2.intersectConvexConvex(hulls[i], hulls[j])
-        union = areas[i] + areas[j] - inter
-        if union > 0 and inter / union >= min_iou:
+        if polygon_iou(hulls[i], hulls[j]) >= min_iou:
             parent[root(j)] = root(i)
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(cards)):
