@@ -211,9 +211,10 @@ class CardRecognizer:
         pips for cards). When the main pass finds small cards, or none at all and the photo is
         no close-up, the detector looks at the photo larger (`zoomed_imgsz`), and at its mirror
         image at that size too (`mirrored_look`): each look finds cards of a heap the others
-        miss, and the boxes of all count (seed-7000 scatter hands: cards on the right side
-        98.1% -> 99.25%; see models/README.md). A card found by several keeps the best-scored box,
-        and the identifier reads the others too. Boxes of the fine looks scoring from
+        miss, and the boxes of all count (measured in models/README.md); with `turned_look`,
+        every photo is also looked at turned a quarter turn. A card found by several looks
+        keeps the best-scored box, and the identifier reads the others too. Boxes of the fine
+        looks scoring from
         `doubtful_box_floor` up to the box threshold take no part in any of this: they come
         back apart as weak boxes, less those that repeat a card box or lie inside one.
         """
