@@ -204,7 +204,7 @@ def _open(browser, url: str, wait_for: str):
     page = browser.new_page(viewport={"width": 430, "height": 932}, device_scale_factor=2)
     script_errors: list[object] = []  # uncaught exceptions in the page's JavaScript
     page.on("pageerror", lambda error: script_errors.append(error))
-    page.goto(url)
+    page.goto(url, timeout=120_000)  # a loaded machine can take a while to serve the page
     page.get_by_text(wait_for, exact=True).first.wait_for(timeout=120_000)
     # The status widget shows while the script runs; charts and images draw just after.
     page.wait_for_function(
@@ -331,8 +331,7 @@ def test_a_whole_hand_at_the_table_in_chromium(server, browser, tmp_path):
     try:
         _whole_hand(page, script_errors, photos)
     except Exception:
-        _shot(page, "failure")
-        print(page.locator('[role="tabpanel"]:visible').inner_text()[:3000])
+        _shot(page, "failure")  # the page as it was, beside the error
         raise
 
 
