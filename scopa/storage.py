@@ -41,6 +41,7 @@ from sqlalchemy import (
     func,
     inspect,
     select,
+    update,
 )
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -719,9 +720,7 @@ def _add_public_ids(engine: Engine) -> None:
         missing = connection.execute(select(MatchRow.id).where(MatchRow.public_id.is_(None)))
         for (match_id,) in missing.all():
             connection.execute(
-                MatchRow.__table__.update()
-                .where(MatchRow.id == match_id)
-                .values(public_id=new_public_id())
+                update(MatchRow).where(MatchRow.id == match_id).values(public_id=new_public_id())
             )
         connection.exec_driver_sql(
             "CREATE UNIQUE INDEX IF NOT EXISTS ix_matches_public_id ON matches (public_id)"

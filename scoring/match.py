@@ -218,7 +218,9 @@ class _State:
         if self.status == SPAREGGIO:
             contenders = self.spareggio
         else:
-            contenders = tuple(name for name in totals if totals[name] >= rules.target)
+            target = rules.target
+            assert target is not None  # Rules.__post_init__ fills it from the preset
+            contenders = tuple(name for name in totals if totals[name] >= target)
             if not contenders:
                 return _State(totals, IN_PROGRESS)
         top = max(totals[name] for name in contenders)

@@ -219,8 +219,8 @@ class _Analysis:
             else:
                 self.free[card] = tuple(index[name] for name in targets)
         placements = 1
-        for targets in self.free.values():
-            placements = min(placements * len(targets), EXACT_PLACEMENTS + 1)
+        for choices in self.free.values():
+            placements = min(placements * len(choices), EXACT_PLACEMENTS + 1)
         self.steps = math.inf if placements <= EXACT_PLACEMENTS else WORK_BUDGET
 
     def category(self, category: str) -> _Outcome:
@@ -328,7 +328,7 @@ class _Analysis:
 
     # napola: the run of denari from the asso -------------------------------------------------
 
-    def _run_lengths(self, holder: int) -> set[int]:
+    def _run_lengths(self, holder: int | None) -> set[int]:
         """The run lengths reachable when ``holder`` has the asso di denari."""
         lengths: set[int] = set()
         for card in _DENARI[1:]:
@@ -345,7 +345,7 @@ class _Analysis:
 
     def _napola(self) -> _Outcome:
         asso = _DENARI[0]
-        holders = self.free.get(asso, (self.owner.get(asso),))
+        holders: tuple[int | None, ...] = self.free.get(asso, (self.owner.get(asso),))
         runs = {holder: self._run_lengths(holder) for holder in holders}
         outcomes = {
             self._points(holder, length) if length >= 3 else self._points(None)

@@ -286,7 +286,9 @@ def _annotate(
             ]
             colors = [_STATE_COLORS[state] for state in states]
             drawn = vision.annotate(image, result, labels=labels, colors=colors)
-            target = folder / f"{_safe(name)}-{index + 1}-{_safe(Path(result.path).stem)}.jpg"
+            target = (
+                folder / f"{_safe(name)}-{index + 1}-{_safe(Path(result.path or 'photo').stem)}.jpg"
+            )
             if not cv2.imwrite(str(target), drawn):
                 raise ScopaError(f"--annotate: cannot write {target}")
 

@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -222,6 +222,14 @@ class AuditEvent(Base):
 def default_url() -> str:
     """The database URL: $SCOPA_TOURNAMENT_DB, else the SQLite file data/tournament.sqlite."""
     return os.environ.get(DB_URL_ENV) or f"sqlite:///{DEFAULT_DB_PATH}"
+
+
+class Transactions(Protocol):
+    """What callers of a database need: a `Database`, or a desk's checked door to one."""
+
+    def read(self, work: Callable[[Session], R]) -> R: ...
+
+    def write(self, work: Callable[[Session], R]) -> R: ...
 
 
 class Database:

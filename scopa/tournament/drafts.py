@@ -68,7 +68,7 @@ def submission(
         photos=[
             PhotoUpload(
                 p["side"],
-                session.get(PhotoBlob, p["sha256"]).data,
+                session.get_one(PhotoBlob, p["sha256"]).data,
                 p["filename"],
                 p["recognition"],
             )

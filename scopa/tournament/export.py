@@ -101,7 +101,8 @@ def standings_csv(standings: Sequence[GroupStandings]) -> str:
 def _winner_name(match: MatchView) -> str:
     if match.winner_id is None:
         return ""
-    return match.pair_a.name if match.winner_id == match.pair_a.id else match.pair_b.name
+    winner = match.pair_a if match.winner_id == match.pair_a.id else match.pair_b
+    return winner.name if winner else ""
 
 
 def results_csv(matches: Sequence[MatchView]) -> str:

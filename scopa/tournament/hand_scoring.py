@@ -107,7 +107,8 @@ def rebuild_match(session: Session, match: Match, rules: Rules) -> None:
             )
         replayed.add_hand(completed(side_inputs(hand.sides), hand.missing))
         previous = hand
-    winner = {"a": match.pair_a_id, "b": match.pair_b_id}.get(replayed.winner) if hands else None
+    pair_ids = {"a": match.pair_a_id, "b": match.pair_b_id}
+    winner = pair_ids.get(replayed.winner) if hands and replayed.winner is not None else None
     if match.winner_id is not None and winner != match.winner_id:
         check_winner_can_change(session, match)
     totals = replayed.totals

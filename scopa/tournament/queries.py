@@ -91,7 +91,7 @@ def current_round_number(session: Session, tournament_id: int) -> int | None:
 def match_view(
     session: Session, match: Match, pairs: Mapping[int, PairInfo], round_: Round | None = None
 ) -> MatchView:
-    round_ = round_ or session.get(Round, match.round_id)
+    round_ = round_ or session.get_one(Round, match.round_id)
     return MatchView(
         id=match.id,
         round_number=round_.number,
@@ -147,11 +147,12 @@ def standings(session: Session, tournament_id: int) -> list[GroupStandings]:
             pair_b=by_id[m.pair_b_id] if m.pair_b_id is not None else None,
             score_a=m.score_a,
             score_b=m.score_b,
-            winner=by_id[m.winner_id],
+            winner=by_id[winner_id(m)],
         )
         for m in stage_matches(session, tournament_id, ("group", "swiss"))
         if m.status in FINISHED
     ]
+    groups: Sequence[int | None]
     if tournament.format == "round-robin" and tournament.stage != "setup":
         groups = sorted({p.group for p in by_id.values() if p.group is not None})
     else:
@@ -163,6 +164,13 @@ def standings(session: Session, tournament_id: int) -> list[GroupStandings]:
         own = [r for r in results if r.pair_a.id in ids]
         tables.append(GroupStandings(group=group, rows=compute_standings(members, own)))
     return tables
+
+
+def winner_id(match: Match) -> int:
+    """The winning pair of a finished match."""
+    if match.winner_id is None:
+        raise ScopaError(f"match {match.id}: finished without a winner")
+    return match.winner_id
 
 
 def photo_infos(session: Session, hand_id: int) -> tuple[PhotoInfo, ...]:

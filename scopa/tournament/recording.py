@@ -141,6 +141,7 @@ def store_blob(session: Session, sha256: str, data: bytes) -> None:
     """Insert a photo's bytes unless a photo with the same SHA-256 is already stored."""
     values = {"sha256": sha256, "size": len(data), "data": data}
     dialect = session.get_bind().dialect.name
+    statement: postgresql.Insert | sqlite.Insert
     if dialect == "postgresql":
         statement = postgresql.insert(PhotoBlob).values(**values).on_conflict_do_nothing()
     elif dialect == "sqlite":

@@ -22,7 +22,7 @@ import hmac
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -293,9 +293,9 @@ class TableDesk:
             match = self._own(session)
             photo = session.get(Photo, photo_id)
             hand = session.get(Hand, photo.hand_id) if photo else None
-            if hand is None or hand.match_id != match.id:
+            if photo is None or hand is None or hand.match_id != match.id:
                 raise AccessDenied(f"photo {photo_id}: not a photo of this table's match")
-            return session.get(PhotoBlob, photo.sha256).data
+            return session.get_one(PhotoBlob, photo.sha256).data
 
         return self._db.read(work)
 
@@ -358,7 +358,7 @@ class TableDesk:
             photos = [p for p in (row.data["photos"] if row else []) if p["id"] == photo_id]
             if not photos:
                 raise ScopaError(f"photo {photo_id}: not in the hand being entered")
-            return session.get(PhotoBlob, photos[0]["sha256"]).data
+            return session.get_one(PhotoBlob, photos[0]["sha256"]).data
 
         return self._db.read(work)
 
@@ -513,7 +513,7 @@ class RefereeDesk:
             session.flush()
             remaining = queries.pairs(session, self.tournament_id)
             for seed, info in enumerate(remaining.values(), start=1):
-                session.get(Pair, info.id).seed = seed
+                session.get_one(Pair, info.id).seed = seed
             audit.log(session, self.tournament_id, REFEREE, "pair-removed", {"pair": row.name})
 
         self._db.write(work)
@@ -526,12 +526,13 @@ class RefereeDesk:
             pairs = list(queries.pairs(session, tournament.id).values())
             if len(pairs) < 2:
                 raise ScopaError(f"start: a tournament needs at least 2 pairs, has {len(pairs)}")
+            fixtures: list[Fixture]
             if tournament.format == "round-robin":
                 groups = pairing.split_groups([p.id for p in pairs], tournament.groups)
                 schedules = []
                 for index, members in enumerate(groups):
                     for pair_id in members:
-                        session.get(Pair, pair_id).group_index = index
+                        session.get_one(Pair, pair_id).group_index = index
                     schedules.append(pairing.round_robin(members))
                 for number in range(1, max(len(s) for s in schedules) + 1):
                     fixtures = [
@@ -574,8 +575,8 @@ class RefereeDesk:
                 .order_by(Match.table_number)
             ).all()
             if unfinished:
-                tables = ", ".join(str(m.table_number) for m in unfinished)
-                raise ScopaError(f"next round: matches still being played at tables {tables}")
+                busy = ", ".join(str(m.table_number) for m in unfinished)
+                raise ScopaError(f"next round: matches still being played at tables {busy}")
             number = (queries.latest_round_number(session, tournament.id) or 0) + 1
             pairs = queries.pairs(session, tournament.id)
             fixtures: list[Fixture]
@@ -601,7 +602,7 @@ class RefereeDesk:
                 stage = "knockout"
             elif stage == "knockout":
                 last = queries.stage_matches(session, tournament.id, ("knockout",), number - 1)
-                winners = [m.winner_id for m in sorted(last, key=lambda m: m.position)]
+                winners = [queries.winner_id(m) for m in sorted(last, key=lambda m: m.position)]
                 if len(winners) == 1:
                     fixtures = []
                 else:
@@ -623,7 +624,9 @@ class RefereeDesk:
                 {
                     "round": number,
                     "stage": stage,
-                    "matches": [[names[a], names.get(b)] for _, a, b in fixtures],
+                    "matches": [
+                        [names[a], names[b] if b is not None else None] for _, a, b in fixtures
+                    ],
                 },
             )
             session.flush()
@@ -642,7 +645,7 @@ class RefereeDesk:
                     select(Match.id, Match.table_code).where(Match.id.in_([v.id for v in views]))
                 ).all()
             )
-            return [(view, codes[view.id]) for view in views if codes[view.id]]
+            return [(view, code) for view in views if (code := codes[view.id])]
 
         return self._db.read(work)
 
@@ -693,9 +696,9 @@ class RefereeDesk:
             number = queries.current_round_number(session, tournament.id)
             if number is None:
                 raise ScopaError("swap pairs: no round has been paired yet")
-            round_ = session.scalar(
+            round_ = session.scalars(
                 select(Round).where(Round.tournament_id == tournament.id, Round.number == number)
-            )
+            ).one()
             if round_.stage not in ("swiss", "knockout"):
                 raise ScopaError(
                     "swap pairs: a round-robin round follows from its groups; edit the groups "
@@ -708,7 +711,7 @@ class RefereeDesk:
                 match = session.scalar(
                     select(Match)
                     .where(Match.round_id == round_.id)
-                    .where((Match.pair_a_id == pid) | (Match.pair_b_id == pid))
+                    .where(or_(Match.pair_a_id == pid, Match.pair_b_id == pid))
                 )
                 if match is None:
                     raise ScopaError(f"swap pairs: {names[pid]} plays no match in round {number}")
@@ -789,7 +792,7 @@ class RefereeDesk:
             if photo is None:
                 raise ScopaError(f"photo {photo_id}: no such photo")
             self._hand(session, photo.hand_id)
-            return session.get(PhotoBlob, photo.sha256).data
+            return session.get_one(PhotoBlob, photo.sha256).data
 
         return self._db.read(work)
 

@@ -23,21 +23,25 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from scoring import Card, SideInput
+from scoring import Card, Rules, SideInput
 from scoring.errors import ScopaError
 
 from . import queries
-from .db import AuditEvent, Database, Hand, Match, Photo, PhotoBlob
+from .db import AuditEvent, Hand, Match, Photo, PhotoBlob, Transactions
 from .hand_scoring import score_sides
 from .records import SIDES, HandView, MatchView
 
-Recognizer = Callable[[bytes], Any]  # photo bytes -> vision.PhotoResult
-Reconciler = Callable[..., Any]  # vision.reconcile.reconcile
+if TYPE_CHECKING:  # vision (and its models) load only when a hand has photos to read
+    from vision import PhotoResult
+    from vision.reconcile import Reconciliation
+
+Recognizer = Callable[[bytes], "PhotoResult"]  # photo bytes -> recognition
+Reconciler = Callable[..., "Reconciliation"]  # vision.reconcile.reconcile
 
 FINDING_KINDS = (
     "score-differs",
@@ -113,7 +117,7 @@ class VerificationReport:
 
 
 def verify(
-    db: Database,
+    db: Transactions,
     tournament_id: int,
     *,
     match_id: int | None = None,
@@ -150,7 +154,7 @@ def verify(
 class _Loaded:
     hand: HandView
     match: MatchView
-    rules: Any
+    rules: Rules
     photos: list[tuple[Photo, bytes]]
     corrections: list[dict[str, Any]]
 
@@ -226,8 +230,10 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
     if not item.photos:
         findings.append(Finding("no-photos", "no photos stored for this hand"))
         return HandCheck(hand=hand, match=item.match, findings=tuple(findings))
+    # verify() sets both whenever a hand has photos.
+    assert recognize is not None and reconcile is not None
 
-    by_side: dict[str, list[Any]] = {side: [] for side in SIDES}
+    by_side: dict[str, list[PhotoResult]] = {side: [] for side in SIDES}
     for photo, data in item.photos:
         actual = hashlib.sha256(data).hexdigest()
         if actual != photo.sha256:
