@@ -13,7 +13,6 @@ from .db import Database, default_url
 from .records import (
     AuditEntry,
     GroupStandings,
-    HandSubmission,
     HandView,
     ManualCorrection,
     MatchView,
@@ -21,6 +20,7 @@ from .records import (
     PairSetup,
     PhotoInfo,
     PhotoUpload,
+    TableHandSubmission,
     TournamentInfo,
     TournamentSetup,
 )
@@ -33,7 +33,7 @@ __all__ = [
     "Database",
     "FailureThrottle",
     "GroupStandings",
-    "HandSubmission",
+    "TableHandSubmission",
     "HandView",
     "ManualCorrection",
     "MatchView",

@@ -115,7 +115,7 @@ class Round(Base):
     stage: Mapped[str] = mapped_column(String(20))  # "group" | "swiss" | "knockout"
 
 
-class Match(Base):
+class MatchRow(Base):
     __tablename__ = "matches"
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -188,7 +188,7 @@ class Photo(Base):
     recognition: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # PhotoResult.to_dict()
 
 
-class HandDraft(Base):
+class HandDraftRow(Base):
     """The hand a table is entering now: photos, recognition, corrections, scope, as JSON.
 
     Kept in the database so that a closed tab or a restarted server loses nothing; deleted in

@@ -3,7 +3,7 @@
 Its keys: `submission_id` (the id the hand will be recorded under), `entry` (mode, scope, cards
 picked by hand, complement), `photos` (each with its side, SHA-256 and recognition), and
 `corrections`; `next_id` numbers the photos and corrections. `TableDesk` changes it under the
-match's lock; `submission` turns it into the `HandSubmission` that records it.
+match's lock; `submission` turns it into the `TableHandSubmission` that records it.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .db import HandDraft, PhotoBlob
-from .records import HandSubmission, ManualCorrection, PhotoUpload
+from .db import HandDraftRow, PhotoBlob
+from .records import ManualCorrection, PhotoUpload, TableHandSubmission
 
 
 def new_submission_id() -> str:
@@ -40,7 +40,7 @@ def empty(submission_id: str) -> dict[str, Any]:
     }
 
 
-def copy_of(row: HandDraft) -> dict[str, Any]:
+def copy_of(row: HandDraftRow) -> dict[str, Any]:
     """The stored draft as a new dict, free to change."""
     data = copy.deepcopy(row.data)
     data["submission_id"] = row.submission_id
@@ -59,10 +59,10 @@ def submission(
     submission_id: str,
     sides: Mapping[str, Mapping[str, Any]],
     recognition: Mapping[str, Any] | None,
-) -> HandSubmission:
+) -> TableHandSubmission:
     """The draft `data` as a hand submission, with the cards and scope the page scored."""
     complement = data["entry"].get("complement")
-    return HandSubmission(
+    return TableHandSubmission(
         submission_id=submission_id,
         sides=sides,
         photos=[

@@ -14,11 +14,10 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from scoring import DECK, Rules, SideInput, parse_card, score_hand, score_provisional
-from scoring import Match as ScoringMatch
+from scoring import DECK, Match, Rules, SideInput, parse_card, score_hand, score_provisional
 from scoring.errors import ScopaError
 
-from .db import Hand, Match, Round, utcnow
+from .db import Hand, MatchRow, Round, utcnow
 from .records import SIDES, HandView
 
 
@@ -77,12 +76,12 @@ def score_sides(inputs: Mapping[str, SideInput], rules: Rules) -> ScoredHand:
     return ScoredHand(provisional.to_dict(), dict(totals), missing)
 
 
-def replay(rules: Rules, hands: Sequence[HandView], names: Mapping[str, str]) -> ScoringMatch:
+def replay(rules: Rules, hands: Sequence[HandView], names: Mapping[str, str]) -> Match:
     """The match as `scoring.Match` from its counted hands, sides named `names["a"]`, `["b"]`.
 
     For the pages, which show the scoreboard and each hand's breakdown like the single-match page.
     """
-    match = ScoringMatch(rules, [names[side] for side in SIDES])
+    match = Match(rules, [names[side] for side in SIDES])
     for hand in hands:
         if hand.status == "counted":
             inputs = completed(side_inputs(hand.sides), hand.missing)
@@ -90,14 +89,14 @@ def replay(rules: Rules, hands: Sequence[HandView], names: Mapping[str, str]) ->
     return match
 
 
-def rebuild_match(session: Session, match: Match, rules: Rules) -> None:
+def rebuild_match(session: Session, match: MatchRow, rules: Rules) -> None:
     """Replay the match's counted hands through scoring.Match and store its state."""
     hands = session.scalars(
         select(Hand)
         .where(Hand.match_id == match.id, Hand.status == "counted")
         .order_by(Hand.number)
     ).all()
-    replayed = ScoringMatch(rules, SIDES)
+    replayed = Match(rules, SIDES)
     previous: Hand | None = None
     for hand in hands:
         if replayed.decided:
@@ -120,7 +119,7 @@ def rebuild_match(session: Session, match: Match, rules: Rules) -> None:
     match.updated_at = utcnow()
 
 
-def check_winner_can_change(session: Session, match: Match) -> None:
+def check_winner_can_change(session: Session, match: MatchRow) -> None:
     """A decided match whose winner already went on to a knockout round cannot change winner."""
     number = session.scalar(select(Round.number).where(Round.id == match.round_id))
     later_knockout = session.scalar(

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from scoring import Rules
 from scoring.errors import ScopaError
 
-from .db import Hand, Match, Pair, Photo, PhotoBlob, Round, Tournament
+from .db import Hand, MatchRow, Pair, Photo, PhotoBlob, Round, Tournament
 from .records import (
     FINISHED,
     GroupStandings,
@@ -82,14 +82,14 @@ def current_round_number(session: Session, tournament_id: int) -> int | None:
     """The first round with a match unfinished, else the latest one; None before the start."""
     unfinished = session.scalar(
         select(func.min(Round.number))
-        .join(Match, Match.round_id == Round.id)
-        .where(Round.tournament_id == tournament_id, Match.status.not_in(FINISHED))
+        .join(MatchRow, MatchRow.round_id == Round.id)
+        .where(Round.tournament_id == tournament_id, MatchRow.status.not_in(FINISHED))
     )
     return unfinished or latest_round_number(session, tournament_id)
 
 
 def match_view(
-    session: Session, match: Match, pairs: Mapping[int, PairInfo], round_: Round | None = None
+    session: Session, match: MatchRow, pairs: Mapping[int, PairInfo], round_: Round | None = None
 ) -> MatchView:
     round_ = round_ or session.get_one(Round, match.round_id)
     return MatchView(
@@ -113,10 +113,10 @@ def match_view(
 def match_views(session: Session, tournament_id: int, round_number: int | None) -> list[MatchView]:
     """The matches of a tournament (or of one round) in round and table order."""
     query = (
-        select(Match, Round)
-        .join(Round, Match.round_id == Round.id)
-        .where(Match.tournament_id == tournament_id)
-        .order_by(Round.number, Match.position)
+        select(MatchRow, Round)
+        .join(Round, MatchRow.round_id == Round.id)
+        .where(MatchRow.tournament_id == tournament_id)
+        .order_by(Round.number, MatchRow.position)
     )
     if round_number is not None:
         query = query.where(Round.number == round_number)
@@ -126,15 +126,15 @@ def match_views(session: Session, tournament_id: int, round_number: int | None) 
 
 def stage_matches(
     session: Session, tournament_id: int, stages: Sequence[str], round_number: int | None = None
-) -> list[Match]:
+) -> list[MatchRow]:
     query = (
-        select(Match)
-        .join(Round, Match.round_id == Round.id)
-        .where(Match.tournament_id == tournament_id, Round.stage.in_(stages))
+        select(MatchRow)
+        .join(Round, MatchRow.round_id == Round.id)
+        .where(MatchRow.tournament_id == tournament_id, Round.stage.in_(stages))
     )
     if round_number is not None:
         query = query.where(Round.number == round_number)
-    return list(session.scalars(query.order_by(Round.number, Match.position)))
+    return list(session.scalars(query.order_by(Round.number, MatchRow.position)))
 
 
 def standings(session: Session, tournament_id: int) -> list[GroupStandings]:
@@ -166,7 +166,7 @@ def standings(session: Session, tournament_id: int) -> list[GroupStandings]:
     return tables
 
 
-def winner_id(match: Match) -> int:
+def winner_id(match: MatchRow) -> int:
     """The winning pair of a finished match."""
     if match.winner_id is None:
         raise ScopaError(f"match {match.id}: finished without a winner")

@@ -14,10 +14,10 @@ from scoring import parse_card
 from scoring.errors import ScopaError
 
 from . import audit
-from .db import Hand, Match, Photo, PhotoBlob, utcnow
+from .db import Hand, MatchRow, Photo, PhotoBlob, utcnow
 from .hand_scoring import rebuild_match, score_sides, side_inputs, sides_json
 from .queries import tournament_rules
-from .records import CORRECTION_ACTIONS, SIDES, HandSubmission, ManualCorrection
+from .records import CORRECTION_ACTIONS, SIDES, ManualCorrection, TableHandSubmission
 from .security import AccessDenied
 
 
@@ -29,7 +29,7 @@ def check_correction(correction: ManualCorrection) -> None:
         raise ScopaError(f"correction of {correction.card}: sides must be 'a' or 'b'")
 
 
-def check_submission(submission: HandSubmission) -> None:
+def check_submission(submission: TableHandSubmission) -> None:
     """Check a submission's photos, corrections, complement and id (its sides are scored)."""
     for photo in submission.photos:
         if photo.side not in SIDES:
@@ -50,7 +50,9 @@ def check_submission(submission: HandSubmission) -> None:
         raise ScopaError("submission id: must be 1 to 100 characters")
 
 
-def record_hand(session: Session, match: Match, submission: HandSubmission, actor: str) -> Hand:
+def record_hand(
+    session: Session, match: MatchRow, submission: TableHandSubmission, actor: str
+) -> Hand:
     """Score and store a hand of `match`, or return the hand its submission id already made."""
     fingerprint = submission.fingerprint()
     existing = session.scalar(
@@ -154,11 +156,11 @@ def store_blob(session: Session, sha256: str, data: bytes) -> None:
     session.execute(statement)
 
 
-def lock_match(session: Session, match_id: int, code: str | None) -> Match:
+def lock_match(session: Session, match_id: int, code: str | None) -> MatchRow:
     """Load a match holding a row lock (PostgreSQL), re-checking the table code under the lock."""
     match = session.scalar(
-        select(Match)
-        .where(Match.id == match_id)
+        select(MatchRow)
+        .where(MatchRow.id == match_id)
         .with_for_update()
         .execution_options(populate_existing=True)
     )

@@ -1,6 +1,6 @@
 """The values the tournament service takes and returns: plain frozen dataclasses, no ORM objects.
 
-Inputs: `TournamentSetup`, `PairSetup`, `HandSubmission` (with `PhotoUpload`, `ManualCorrection`).
+Inputs: `TournamentSetup`, `PairSetup`, `TableHandSubmission` (with `PhotoUpload`, `ManualCorrection`).
 Outputs: `TournamentInfo`, `PairInfo`, `MatchView`, `HandView`, `PhotoInfo`, `AuditEntry`,
 `GroupStandings`. Both sides of a match are named "a" and "b" in hand data; views carry the pairs.
 """
@@ -119,7 +119,7 @@ class ManualCorrection:
 
 
 @dataclass(frozen=True)
-class HandSubmission:
+class TableHandSubmission:
     """A hand as a table (or the referee) submits it.
 
     `submission_id` is chosen by the client once per hand (a UUID) and sent again unchanged on a

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from scoring.errors import ScopaError
 
-from .db import Match, Pair, Round
+from .db import MatchRow, Pair, Round
 from .records import PairSetup
 from .security import new_table_code
 
@@ -31,7 +31,7 @@ def new_pair(tournament_id: int, seed: int, pair: PairSetup) -> Pair:
 def unused_code(session: Session) -> str:
     while True:
         code = new_table_code()
-        if session.scalar(select(Match.id).where(Match.table_code == code)) is None:
+        if session.scalar(select(MatchRow.id).where(MatchRow.table_code == code)) is None:
             return code
 
 
@@ -49,10 +49,12 @@ def new_round(
     table = 0
     for position, (group, a, b) in enumerate(list(fixtures)):
         if b is None:
-            match = Match(status="bye", winner_id=a, table_number=None, table_code=None)
+            match = MatchRow(status="bye", winner_id=a, table_number=None, table_code=None)
         else:
             table += 1
-            match = Match(status="scheduled", table_number=table, table_code=unused_code(session))
+            match = MatchRow(
+                status="scheduled", table_number=table, table_code=unused_code(session)
+            )
         match.tournament_id, match.round_id, match.position = tournament_id, round_.id, position
         match.group_index, match.pair_a_id, match.pair_b_id = group, a, b
         session.add(match)

@@ -35,8 +35,8 @@ from .db import (
     AuditEvent,
     Database,
     Hand,
-    HandDraft,
-    Match,
+    HandDraftRow,
+    MatchRow,
     Pair,
     Photo,
     PhotoBlob,
@@ -52,12 +52,12 @@ from .records import (
     SIDES,
     AuditEntry,
     GroupStandings,
-    HandSubmission,
     HandView,
     ManualCorrection,
     MatchView,
     PairInfo,
     PairSetup,
+    TableHandSubmission,
     TournamentInfo,
     TournamentSetup,
 )
@@ -191,7 +191,7 @@ class TournamentService:
         self.throttle.check(key, scope)
         normalized = normalize_table_code(code)
         match_id = self.db.read(
-            lambda s: s.scalar(select(Match.id).where(Match.table_code == normalized))
+            lambda s: s.scalar(select(MatchRow.id).where(MatchRow.table_code == normalized))
         )
         if match_id is None or not normalized:
             self.throttle.fail(key, scope)
@@ -203,7 +203,7 @@ class TournamentService:
     def _submit(
         self,
         match_id: int,
-        submission: HandSubmission,
+        submission: TableHandSubmission,
         actor: str,
         code: str | None,
         check: Callable[[Session], None] | None = None,
@@ -248,8 +248,8 @@ class TableDesk:
         """The table code this desk was opened with."""
         return self._code
 
-    def _own(self, session: Session) -> Match:
-        match = session.get(Match, self.match_id)
+    def _own(self, session: Session) -> MatchRow:
+        match = session.get(MatchRow, self.match_id)
         if match is None or match.table_code != self._code:
             raise AccessDenied("table code: no longer valid for this match, ask the referee")
         return match
@@ -299,7 +299,7 @@ class TableDesk:
 
         return self._db.read(work)
 
-    def submit_hand(self, submission: HandSubmission) -> HandView:
+    def submit_hand(self, submission: TableHandSubmission) -> HandView:
         """Record a hand of this match; a retry with the same submission id returns the same hand."""
         return self._service._submit(self.match_id, submission, actor="", code=self._code)
 
@@ -310,7 +310,7 @@ class TableDesk:
 
         def work(session: Session) -> dict[str, Any]:
             self._own(session)
-            row = session.get(HandDraft, self.match_id)
+            row = session.get(HandDraftRow, self.match_id)
             return drafts.copy_of(row) if row else drafts.empty(drafts.new_submission_id())
 
         return self._db.read(work)
@@ -354,7 +354,7 @@ class TableDesk:
     def draft_photo(self, photo_id: int) -> bytes:
         def work(session: Session) -> bytes:
             self._own(session)
-            row = session.get(HandDraft, self.match_id)
+            row = session.get(HandDraftRow, self.match_id)
             photos = [p for p in (row.data["photos"] if row else []) if p["id"] == photo_id]
             if not photos:
                 raise ScopaError(f"photo {photo_id}: not in the hand being entered")
@@ -392,7 +392,7 @@ class TableDesk:
 
         def work(session: Session) -> HandView:
             match = lock_match(session, self.match_id, self._code)
-            row = session.get(HandDraft, match.id)
+            row = session.get(HandDraftRow, match.id)
             if row is None or row.submission_id != submission_id:
                 done = session.scalar(
                     select(Hand).where(
@@ -421,10 +421,10 @@ class TableDesk:
             match = lock_match(session, self.match_id, self._code)
             if match.status in FINISHED:
                 raise ScopaError("hand: the match is over")
-            row = session.get(HandDraft, match.id)
+            row = session.get(HandDraftRow, match.id)
             if row is None:
                 submission_id = drafts.new_submission_id()
-                row = HandDraft(
+                row = HandDraftRow(
                     match_id=match.id, submission_id=submission_id, data=drafts.empty(submission_id)
                 )
                 session.add(row)
@@ -570,9 +570,9 @@ class RefereeDesk:
             if tournament.stage in ("setup", "finished"):
                 raise ScopaError(f"next round: the tournament is in stage {tournament.stage!r}")
             unfinished = session.scalars(
-                select(Match)
-                .where(Match.tournament_id == tournament.id, Match.status.not_in(FINISHED))
-                .order_by(Match.table_number)
+                select(MatchRow)
+                .where(MatchRow.tournament_id == tournament.id, MatchRow.status.not_in(FINISHED))
+                .order_by(MatchRow.table_number)
             ).all()
             if unfinished:
                 busy = ", ".join(str(m.table_number) for m in unfinished)
@@ -642,7 +642,9 @@ class RefereeDesk:
             views = queries.match_views(session, self.tournament_id, number)
             codes = dict(
                 session.execute(
-                    select(Match.id, Match.table_code).where(Match.id.in_([v.id for v in views]))
+                    select(MatchRow.id, MatchRow.table_code).where(
+                        MatchRow.id.in_([v.id for v in views])
+                    )
                 ).all()
             )
             return [(view, code) for view in views if (code := codes[view.id])]
@@ -709,16 +711,16 @@ class RefereeDesk:
             for pid in (pair_id, other_pair_id):
                 self._pair(session, pid)
                 match = session.scalar(
-                    select(Match)
-                    .where(Match.round_id == round_.id)
-                    .where(or_(Match.pair_a_id == pid, Match.pair_b_id == pid))
+                    select(MatchRow)
+                    .where(MatchRow.round_id == round_.id)
+                    .where(or_(MatchRow.pair_a_id == pid, MatchRow.pair_b_id == pid))
                 )
                 if match is None:
                     raise ScopaError(f"swap pairs: {names[pid]} plays no match in round {number}")
                 started = match.status not in ("scheduled", "bye") or session.scalar(
                     select(func.count()).select_from(Hand).where(Hand.match_id == match.id)
                 )
-                draft = session.get(HandDraft, match.id)
+                draft = session.get(HandDraftRow, match.id)
                 if started or (draft and drafts.has_content(draft.data)):
                     raise ScopaError(
                         f"swap pairs: the match of {names[pid]} at table "
@@ -761,7 +763,7 @@ class RefereeDesk:
 
     # -- hands ------------------------------------------------------------------------------------
 
-    def submit_hand(self, match_id: int, submission: HandSubmission) -> HandView:
+    def submit_hand(self, match_id: int, submission: TableHandSubmission) -> HandView:
         """Enter a hand for a match in the referee's name (e.g. a table without a phone)."""
         self._db.read(lambda s: self._match(s, match_id))
         return self._service._submit(
@@ -906,15 +908,15 @@ class RefereeDesk:
             raise ScopaError(f"pair {pair_id}: not a pair of this tournament")
         return row
 
-    def _match(self, session: Session, match_id: int) -> Match:
-        match = session.get(Match, match_id)
+    def _match(self, session: Session, match_id: int) -> MatchRow:
+        match = session.get(MatchRow, match_id)
         if match is None or match.tournament_id != self.tournament_id:
             raise ScopaError(f"match {match_id}: not a match of this tournament")
         return match
 
-    def _hand(self, session: Session, hand_id: int, *, lock: bool = False) -> tuple[Hand, Match]:
+    def _hand(self, session: Session, hand_id: int, *, lock: bool = False) -> tuple[Hand, MatchRow]:
         hand = session.get(Hand, hand_id)
-        match = session.get(Match, hand.match_id) if hand else None
+        match = session.get(MatchRow, hand.match_id) if hand else None
         if hand is None or match is None or match.tournament_id != self.tournament_id:
             raise ScopaError(f"hand {hand_id}: not a hand of this tournament")
         if lock:

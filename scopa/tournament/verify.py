@@ -32,7 +32,7 @@ from scoring import Card, Rules, SideInput
 from scoring.errors import ScopaError
 
 from . import queries
-from .db import AuditEvent, Hand, Match, Photo, PhotoBlob, Transactions
+from .db import AuditEvent, Hand, MatchRow, Photo, PhotoBlob, Transactions
 from .hand_scoring import score_sides
 from .records import SIDES, HandView, MatchView
 
@@ -166,19 +166,19 @@ def _load(
     rules = queries.tournament_rules(session, tournament_id)
     pairs = queries.pairs(session, tournament_id)
     query = (
-        select(Hand, Match)
-        .join(Match, Hand.match_id == Match.id)
-        .where(Match.tournament_id == tournament_id, Hand.status == "counted")
-        .order_by(Match.round_id, Match.position, Hand.number)
+        select(Hand, MatchRow)
+        .join(MatchRow, Hand.match_id == MatchRow.id)
+        .where(MatchRow.tournament_id == tournament_id, Hand.status == "counted")
+        .order_by(MatchRow.round_id, MatchRow.position, Hand.number)
     )
     if match_id is not None:
-        query = query.where(Match.id == match_id)
+        query = query.where(MatchRow.id == match_id)
     if hand_id is not None:
         query = query.where(Hand.id == hand_id)
     rows = session.execute(query).all()
     if hand_id is not None and not rows:
         raise ScopaError(f"hand {hand_id}: no counted hand with this id in the tournament")
-    if match_id is not None and session.get(Match, match_id) is None:
+    if match_id is not None and session.get(MatchRow, match_id) is None:
         raise ScopaError(f"match {match_id}: no such match")
     loaded = []
     for hand, match in rows:

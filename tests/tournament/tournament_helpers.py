@@ -7,9 +7,9 @@ import uuid
 import numpy as np
 
 from scopa.tournament import (
-    HandSubmission,
     MatchView,
     PairSetup,
+    TableHandSubmission,
     TournamentService,
     TournamentSetup,
 )
@@ -50,8 +50,8 @@ def big_hand(winner: str = "a") -> dict:
     return sides(BIG) if winner == "a" else sides(REST_OF_BIG)
 
 
-def submission(hand: dict, **kwargs) -> HandSubmission:
-    return HandSubmission(
+def submission(hand: dict, **kwargs) -> TableHandSubmission:
+    return TableHandSubmission(
         submission_id=kwargs.pop("submission_id", str(uuid.uuid4())), sides=hand, **kwargs
     )
 
