@@ -55,13 +55,13 @@ from sqlalchemy.orm import (
 )
 from sqlalchemy.pool import StaticPool
 
+from scopa.corrections import CORRECTION_ACTIONS
 from scoring.errors import ScopaError
+from scoring.match import IN_PROGRESS, UNFINISHED, MatchStatus
 
 DB_URL_ENV = "SCOPA_DB_URL"
 DRAFT = "draft"
 SCORED = "scored"
-UNFINISHED_STATUSES = ("in-progress", "spareggio")
-CORRECTION_ACTIONS = ("add", "remove", "move", "confirm")
 DEFAULT_DECK = "napoletane"
 PUBLIC_ID_BYTES = 12  # 96 random bits: 16 URL-safe characters
 PUBLIC_ID_LENGTH = 32  # the column's width, room for longer tokens later
@@ -106,7 +106,7 @@ class MatchRow(Base):
     sides: Mapped[list[Any]]
     # The card design the players use, which selects the recognition model.
     deck: Mapped[str] = mapped_column(String(16), default=DEFAULT_DECK)
-    status: Mapped[str] = mapped_column(String(16), default="in-progress")
+    status: Mapped[str] = mapped_column(String(16), default=IN_PROGRESS)  # a MatchStatus
     winner: Mapped[str | None] = mapped_column(String(200))
 
     hands: Mapped[list[HandRow]] = relationship(
@@ -242,13 +242,13 @@ class StoredMatch:
     rules: dict[str, Any]
     sides: tuple[str, ...]
     deck: str
-    status: str
+    status: str  # a scoring.MatchStatus
     winner: str | None
     hands: tuple[StoredHand, ...]
 
     @property
     def finished(self) -> bool:
-        return self.status not in UNFINISHED_STATUSES
+        return self.status not in UNFINISHED
 
 
 def _photo(row: PhotoRow) -> StoredPhoto:
@@ -412,13 +412,13 @@ class MatchRepository:
         with self._transaction() as session:
             row = session.scalars(
                 select(MatchRow)
-                .where(MatchRow.status.in_(UNFINISHED_STATUSES))
+                .where(MatchRow.status.in_(UNFINISHED))
                 .order_by(MatchRow.updated_at.desc(), MatchRow.id.desc())
                 .limit(1)
             ).first()
             return _match(row) if row else None
 
-    def set_outcome(self, match_id: int, status: str, winner: str | None) -> None:
+    def set_outcome(self, match_id: int, status: MatchStatus, winner: str | None) -> None:
         with self._transaction() as session:
             row = self._match_row(session, match_id)
             row.status, row.winner, row.updated_at = status, winner, _now()

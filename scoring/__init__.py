@@ -24,7 +24,7 @@ from scoring.cards import (
 )
 from scoring.errors import ScopaError
 from scoring.hand import CATEGORIES, HandResult, SideInput, SideResult, score_hand
-from scoring.match import IN_PROGRESS, SPAREGGIO, WON, Match
+from scoring.match import IN_PROGRESS, SPAREGGIO, UNFINISHED, WON, Match, MatchStatus
 from scoring.provisional import ProvisionalResult, score_provisional
 from scoring.rules import OPTION_NAMES, PRESETS, Rules
 
@@ -42,10 +42,12 @@ __all__ = [
     "RE_BELLO",
     "SETTEBELLO",
     "SPAREGGIO",
+    "UNFINISHED",
     "WON",
     "Card",
     "HandResult",
     "Match",
+    "MatchStatus",
     "ProvisionalResult",
     "Rules",
     "ScopaError",

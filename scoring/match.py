@@ -18,15 +18,19 @@ A hand added after the match was decided is an error.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final, Literal
 
 from scoring.errors import ScopaError
 from scoring.hand import HandResult, SideInput, score_hand
 from scoring.rules import Rules
 
-IN_PROGRESS = "in-progress"
-WON = "won"
-SPAREGGIO = "spareggio"
+#: A match's status: still being played, in a spareggio, or won.
+MatchStatus = Literal["in-progress", "spareggio", "won"]
+IN_PROGRESS: Final = "in-progress"
+SPAREGGIO: Final = "spareggio"
+WON: Final = "won"
+#: The statuses of a match still being played.
+UNFINISHED: Final[tuple[MatchStatus, ...]] = (IN_PROGRESS, SPAREGGIO)
 
 HandInput = Mapping[str, SideInput | Mapping[str, Any]]
 
@@ -62,7 +66,7 @@ class Match:
         return dict(self._state.totals)
 
     @property
-    def status(self) -> str:
+    def status(self) -> MatchStatus:
         return self._state.status
 
     @property
@@ -196,7 +200,7 @@ class _State:
     def __init__(
         self,
         totals: dict[str, int],
-        status: str,
+        status: MatchStatus,
         winner: str | None = None,
         spareggio: tuple[str, ...] = (),
         napoleone: str | None = None,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from scoring import Rules, ScopaError, parse_card
 
-from .checks import output_folder
+from .checks import DECK_STYLES, output_folder
 from .score import parse_json
 
 if TYPE_CHECKING:
@@ -121,7 +121,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write each photo with its cards outlined and labelled to DIR",
     )
     parser.add_argument(
-        "--deck", default="napoletane", help="deck style: napoletane (default) or francesi"
+        "--deck",
+        default="napoletane",
+        choices=DECK_STYLES,
+        help="deck style: napoletane (default) or francesi",
     )
     parser.set_defaults(handler=run_score_photos)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from scoring.errors import ScopaError
 
-from .checks import output_folder, row_id
+from .checks import DECK_STYLES, output_folder, row_id
 
 VERIFY_EPILOG = """\
 exit status: 0 when no hand is listed, 1 when some are, 2 on bad input.
@@ -43,7 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     scope.add_argument("--match", type=row_id, metavar="ID", help="only this match")
     scope.add_argument("--hand", type=row_id, metavar="ID", help="only this hand")
     verify.add_argument(
-        "--deck", help="deck of the cards (default: the tournament's, set at its creation)"
+        "--deck",
+        choices=DECK_STYLES,
+        help="deck of the cards (default: the tournament's, set at its creation)",
     )
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(handler=_verify)

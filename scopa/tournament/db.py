@@ -44,6 +44,8 @@ from sqlalchemy.types import TypeDecorator
 
 from scoring.errors import ScopaError
 
+from .records import SCHEDULED
+
 DEFAULT_DB_PATH = Path("data") / "tournament.sqlite"
 DB_URL_ENV = "SCOPA_TOURNAMENT_DB"
 
@@ -127,8 +129,7 @@ class MatchRow(Base):
     group_index: Mapped[int | None]
     pair_a_id: Mapped[int] = mapped_column(ForeignKey("pairs.id"))
     pair_b_id: Mapped[int | None] = mapped_column(ForeignKey("pairs.id"))  # None: a bye
-    # "scheduled" | "in-progress" | "spareggio" | "won" | "bye"
-    status: Mapped[str] = mapped_column(String(20), default="scheduled")
+    status: Mapped[str] = mapped_column(String(20), default=SCHEDULED)  # TournamentMatchStatus
     score_a: Mapped[int] = mapped_column(default=0)
     score_b: Mapped[int] = mapped_column(default=0)
     winner_id: Mapped[int | None] = mapped_column(ForeignKey("pairs.id"))

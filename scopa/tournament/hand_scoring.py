@@ -18,7 +18,7 @@ from scoring import DECK, Match, Rules, SideInput, parse_card, score_hand, score
 from scoring.errors import ScopaError
 
 from .db import Hand, MatchRow, Round, utcnow
-from .records import SIDES, HandView
+from .records import SCHEDULED, SIDES, HandView
 
 
 @dataclass
@@ -112,7 +112,7 @@ def rebuild_match(session: Session, match: MatchRow, rules: Rules) -> None:
         check_winner_can_change(session, match)
     totals = replayed.totals
     match.score_a, match.score_b = totals["a"], totals["b"]
-    match.status = replayed.status if hands else "scheduled"
+    match.status = replayed.status if hands else SCHEDULED
     match.winner_id = winner
     match.napoleone = bool(hands) and replayed.napoleone is not None
     match.hands_counted = len(hands)

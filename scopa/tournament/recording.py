@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from scopa.corrections import CORRECTION_ACTIONS
 from scoring import parse_card
 from scoring.errors import ScopaError
 
@@ -17,7 +18,7 @@ from . import audit
 from .db import Hand, MatchRow, Photo, PhotoBlob, utcnow
 from .hand_scoring import rebuild_match, score_sides, side_inputs, sides_json
 from .queries import tournament_rules
-from .records import CORRECTION_ACTIONS, SIDES, ManualCorrection, TableHandSubmission
+from .records import SIDES, ManualCorrection, TableHandSubmission
 from .security import AccessDenied
 
 

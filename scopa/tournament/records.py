@@ -12,16 +12,21 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Literal
 
+from scoring import WON, MatchStatus
 from scoring.errors import ScopaError
 
 from .standings import StandingRow
 
 SIDES = ("a", "b")
 FORMATS = ("round-robin", "swiss")
-CORRECTION_ACTIONS = ("add", "remove", "move", "confirm")
-FINISHED = ("won", "bye")  # the match statuses of a finished match
+#: A tournament match's status: scoring's (in-progress, spareggio, won), before its first hand
+#: "scheduled", and "bye" for a pair without an opponent this round.
+TournamentMatchStatus = MatchStatus | Literal["scheduled", "bye"]
+SCHEDULED: Final = "scheduled"
+BYE: Final = "bye"
+FINISHED: Final[tuple[TournamentMatchStatus, ...]] = (WON, BYE)
 
 
 @dataclass(frozen=True)
@@ -193,7 +198,7 @@ class MatchView:
     group: int | None
     pair_a: PairInfo
     pair_b: PairInfo | None  # None: a bye
-    status: str  # "scheduled" | "in-progress" | "spareggio" | "won" | "bye"
+    status: str  # a TournamentMatchStatus
     score_a: int
     score_b: int
     winner_id: int | None

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from scoring.errors import ScopaError
 
 from .db import MatchRow, Pair, Round
-from .records import PairSetup
+from .records import BYE, SCHEDULED, PairSetup
 from .security import new_table_code
 
 Fixture = tuple[int | None, int, int | None]  # (group index, pair a, pair b or None: a bye)
@@ -49,12 +49,10 @@ def new_round(
     table = 0
     for position, (group, a, b) in enumerate(list(fixtures)):
         if b is None:
-            match = MatchRow(status="bye", winner_id=a, table_number=None, table_code=None)
+            match = MatchRow(status=BYE, winner_id=a, table_number=None, table_code=None)
         else:
             table += 1
-            match = MatchRow(
-                status="scheduled", table_number=table, table_code=unused_code(session)
-            )
+            match = MatchRow(status=SCHEDULED, table_number=table, table_code=unused_code(session))
         match.tournament_id, match.round_id, match.position = tournament_id, round_.id, position
         match.group_index, match.pair_a_id, match.pair_b_id = group, a, b
         session.add(match)

@@ -48,7 +48,9 @@ from .db import (
 from .hand_scoring import rebuild_match, score_sides, side_inputs, sides_json
 from .recording import check_correction, lock_match, record_hand, store_blob
 from .records import (
+    BYE,
     FINISHED,
+    SCHEDULED,
     SIDES,
     AuditEntry,
     GroupStandings,
@@ -717,7 +719,7 @@ class RefereeDesk:
                 )
                 if match is None:
                     raise ScopaError(f"swap pairs: {names[pid]} plays no match in round {number}")
-                started = match.status not in ("scheduled", "bye") or session.scalar(
+                started = match.status not in (SCHEDULED, BYE) or session.scalar(
                     select(func.count()).select_from(Hand).where(Hand.match_id == match.id)
                 )
                 draft = session.get(HandDraftRow, match.id)
@@ -733,7 +735,7 @@ class RefereeDesk:
             setattr(first, f"pair_{first_slot}_id", other_pair_id)
             setattr(second, f"pair_{second_slot}_id", pair_id)
             for match in (first, second):
-                if match.status == "bye":
+                if match.status == BYE:
                     match.winner_id = match.pair_a_id
             audit.log(
                 session,
