@@ -24,13 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"scopa.commands.{name}")
-        except ModuleNotFoundError as exc:  # a command group not built yet in this checkout
-            if exc.name != f"scopa.commands.{name}":
-                raise
-            continue
-        module.register(subparsers)
+        importlib.import_module(f"scopa.commands.{name}").register(subparsers)
     return parser
 
 

@@ -247,10 +247,6 @@ class Database:
             self.engine.execution_options(scopa_write=True), expire_on_commit=False
         )
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.engine.dialect.name == "sqlite"
-
     def create_schema(self) -> None:
         """Create the tables that do not exist yet."""
         Base.metadata.create_all(self.engine)

@@ -26,10 +26,6 @@ class MatchResult(Generic[T]):
     score_b: int
     winner: T
 
-    @property
-    def is_bye(self) -> bool:
-        return self.pair_b is None
-
 
 @dataclass
 class StandingRow(Generic[T]):

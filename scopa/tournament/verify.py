@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -43,7 +43,8 @@ if TYPE_CHECKING:  # vision (and its models) load only when a hand has photos to
 Recognizer = Callable[[bytes], "PhotoResult"]  # photo bytes -> recognition
 Reconciler = Callable[..., "Reconciliation"]  # vision.reconcile.reconcile
 
-FINDING_KINDS = (
+#: Why a hand is listed (see the module's docstring).
+FindingKind = Literal[
     "score-differs",
     "inconclusive",
     "corrected",
@@ -51,14 +52,14 @@ FINDING_KINDS = (
     "no-photos",
     "photo-altered",
     "photo-unreadable",
-)
+]
 
 
 @dataclass(frozen=True)
 class Finding:
     """One reason a hand is listed; `details` holds the data behind `message`."""
 
-    kind: str
+    kind: FindingKind
     message: str
     details: dict[str, Any] = field(default_factory=dict)
 
@@ -80,7 +81,7 @@ class HandCheck:
     def flagged(self) -> bool:
         return bool(self.findings)
 
-    def kinds(self) -> list[str]:
+    def kinds(self) -> list[FindingKind]:
         return [finding.kind for finding in self.findings]
 
     def to_dict(self) -> dict[str, Any]:
