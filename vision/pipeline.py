@@ -81,6 +81,9 @@ class RecognizerSettings:
     mirrored_look: bool = True
     # Every photo is also looked at turned a quarter turn.
     turned_look: bool = False
+    # The identifier's readings are softened by this temperature (its logits divided by it),
+    # so that a confidence of 0.99 is wrong about as rarely as it says.
+    identifier_temperature: float = 1.0
 
 
 @dataclass
@@ -346,7 +349,7 @@ class CardRecognizer:
         for row, (i, _) in enumerate(others, start=n):
             summed[i] += per_crop[row]
             reads[i] += 1
-        averaged = summed / reads[:, None]
+        averaged = soften(summed / reads[:, None], self.settings.identifier_temperature)
         not_a_card = (
             averaged[:, self._not_a_card_class]
             if self._not_a_card_class is not None
@@ -355,6 +358,16 @@ class CardRecognizer:
         probs = np.zeros((n, len(CARD_CODES)), np.float32)
         probs[:, self._to_deck_order] = averaged[:, self._card_classes]
         return probs / np.maximum(probs.sum(1, keepdims=True), 1e-12), not_a_card
+
+
+def soften(probs: np.ndarray, temperature: float) -> np.ndarray:
+    """Probability rows as a softmax of the logits divided by `temperature` would give them."""
+    if temperature == 1.0:
+        return probs
+    logits = np.log(np.maximum(probs, 1e-12)) / temperature
+    logits -= logits.max(1, keepdims=True)
+    out = np.exp(logits)
+    return (out / out.sum(1, keepdims=True)).astype(np.float32)
 
 
 def _other_looks(quads: list[np.ndarray], look_of: list[int], kept: int) -> list[np.ndarray]:

@@ -2,6 +2,7 @@
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.pipeline import drop_contained
 
@@ -273,7 +274,7 @@ def test_a_card_with_other_looks_is_read_from_every_box():
     import threading
     from types import SimpleNamespace
 
-    from vision.pipeline import CardRecognizer
+    from vision.pipeline import CardRecognizer, RecognizerSettings
 
     def read(batch):
         """Card 0 for a dark crop, card 1 for a light one (41 classes: 40 cards + none)."""
@@ -281,6 +282,7 @@ def test_a_card_with_other_looks_is_read_from_every_box():
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
     recognizer.identifier, recognizer.crop_size = SimpleNamespace(probabilities=read), 32
+    recognizer.settings = RecognizerSettings()
     recognizer._lock = threading.Lock()
     recognizer._card_classes, recognizer._to_deck_order = np.arange(40), np.arange(40)
     recognizer._not_a_card_class = 40
@@ -311,3 +313,16 @@ def test_only_photos_of_small_cards_get_the_mirrored_look():
         recognizer.find_boxes(np.zeros((768, 1024, 3), np.uint8))
         assert asked.count(416) == 1
         assert len([size for size in asked if size not in (416, CLOSE_UP_IMGSZ)]) == looks_at_zoom
+
+
+def test_a_temperature_above_one_softens_readings_and_keeps_their_order():
+    from vision.pipeline import soften
+
+    probs = np.float32([[0.97, 0.02, 0.01], [0.5, 0.3, 0.2]])
+    assert soften(probs, 1.0) is probs
+    soft = soften(probs, 2.0)
+    assert np.allclose(soft.sum(1), 1)
+    assert (soft.argmax(1) == probs.argmax(1)).all()
+    assert soft[0, 0] < probs[0, 0] and soft[1, 0] < probs[1, 0]
+    # Dividing the logits by 2 is the square root of the odds.
+    assert soft[0, 0] / soft[0, 1] == pytest.approx(np.sqrt(0.97 / 0.02), rel=1e-4)
