@@ -2,7 +2,8 @@
 
 Every write commits at once, so a process killed mid-hand loses nothing that was entered.
 The database is an SQLite file by default; `SCOPA_DB_URL` (or the `url` argument) selects
-another one, e.g. `postgresql+psycopg://user@host/scopa`.
+another one, e.g. `postgresql+psycopg://user@host/scopa`. The engine is the tournament's
+(`scopa.database.make_engine`); every transaction here begins with the write lock on SQLite.
 
 A hand is a `draft` while it is being entered (its photos, scope and corrections are stored as
 they arrive) and becomes `scored` when the players confirm it. Editing a scored hand works on a
@@ -36,14 +37,12 @@ from sqlalchemy import (
     LargeBinary,
     String,
     UniqueConstraint,
-    create_engine,
-    event,
     func,
     inspect,
     select,
     update,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import (
     DeclarativeBase,
@@ -53,9 +52,9 @@ from sqlalchemy.orm import (
     relationship,
     sessionmaker,
 )
-from sqlalchemy.pool import StaticPool
 
 from scopa.corrections import CORRECTION_ACTIONS
+from scopa.database import WRITE, make_engine
 from scoring.errors import ScopaError
 from scoring.match import IN_PROGRESS, UNFINISHED, MatchStatus
 
@@ -311,45 +310,14 @@ def _match(row: MatchRow) -> StoredMatch:
     )
 
 
-def _make_engine(url: str) -> Engine:
-    if url.startswith("postgresql://"):
-        # psycopg 3 is the driver the project installs (extra `postgres`).
-        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    parsed = make_url(url)
-    if not parsed.drivername.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
-    database = parsed.database
-    if database and database != ":memory:":
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        # Streamlit runs each session's script in its own thread.
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
-    else:
-        # One shared connection, or every session would see its own empty in-memory database.
-        engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
-
-    @event.listens_for(engine, "connect")
-    def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-        # SQLAlchemy's "begin" event below issues BEGIN instead of the sqlite3 module.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _begin_immediate(connection: Any) -> None:
-        # Every transaction takes the write lock at once: two sessions saving hands of one
-        # match queue instead of both reading the same draft and next number.
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
-
-    return engine
-
-
 class MatchRepository:
     """Matches, hands, photos and corrections in one database; each method is one transaction."""
 
     def __init__(self, url: str | None = None) -> None:
         self.url = resolve_db_url(url)
-        self.engine = _make_engine(self.url)
+        # Every transaction here may write: all begin with the write lock on SQLite, so that two
+        # sessions saving hands of one match queue instead of both reading the same draft.
+        self.engine = make_engine(self.url).execution_options(**{WRITE: True})
         Base.metadata.create_all(self.engine)
         _add_hand_number_constraint(self.engine)
         _add_public_ids(self.engine)

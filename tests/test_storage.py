@@ -252,3 +252,17 @@ def test_a_database_from_before_public_ids_gets_them_on_open(db_url, tmp_path):
     third = MatchRepository(db_url)  # opening again keeps every id
     assert [third.get_match(match_id).public_id for match_id in old_ids] == public_ids
     third.close()
+
+
+def test_a_file_from_before_the_shared_engine_still_opens(db_url, tmp_path):
+    # Files made before scopa.database ran in SQLite's default rollback journal, not WAL.
+    repository = MatchRepository(db_url)
+    match = repository.create_match({"preset": "classica"}, ["Noi", "Loro"])
+    repository.close()
+    path = tmp_path / "nested" / "scopa.sqlite"
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA journal_mode=DELETE").fetchone() == ("delete",)
+    reopened = MatchRepository(db_url)
+    assert reopened.get_match(match.id).public_id == match.public_id
+    assert len(reopened.list_matches()) == 1
+    reopened.close()

@@ -28,10 +28,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
-    create_engine,
-    event,
 )
-from sqlalchemy.engine import Engine
 from sqlalchemy.exc import (
     ArgumentError,
     DBAPIError,
@@ -42,6 +39,7 @@ from sqlalchemy.exc import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.types import TypeDecorator
 
+from scopa.database import WRITE, make_engine
 from scoring.errors import ScopaError
 
 from .records import SCHEDULED
@@ -240,11 +238,11 @@ class Database:
 
     def __init__(self, url: str | None = None, *, echo: bool = False) -> None:
         self.url = url or default_url()
-        self.engine = _make_engine(self.url, echo=echo)
+        self.engine = make_engine(self.url, echo=echo)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # Connections of this engine open write transactions with BEGIN IMMEDIATE on SQLite.
         self._write_sessions = sessionmaker(
-            self.engine.execution_options(scopa_write=True), expire_on_commit=False
+            self.engine.execution_options(**{WRITE: True}), expire_on_commit=False
         )
 
     def create_schema(self) -> None:
@@ -302,39 +300,3 @@ def _is_transient(exc: DBAPIError) -> bool:
         return True
     message = str(exc.orig).lower()
     return "database is locked" in message or "database is busy" in message
-
-
-def _make_engine(url: str, *, echo: bool) -> Engine:
-    if url.startswith("postgresql://"):
-        # psycopg 3 is the driver the project installs (extra `postgres`).
-        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    if not url.startswith("sqlite"):
-        try:
-            return create_engine(url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
-        except ModuleNotFoundError as exc:
-            raise ScopaError(
-                f"database URL {url.split('://')[0]}: driver {exc.name} not installed "
-                "(pip install 'scopa-assistant[postgres]')"
-            ) from exc
-
-    path = url.split("///", 1)[1] if "///" in url else ""
-    if path and path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, echo=echo)
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        # Let SQLAlchemy's "begin" event below issue BEGIN instead of the sqlite3 module.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(connection: Any) -> None:
-        write = connection.get_execution_options().get("scopa_write", False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-    return engine

@@ -1,0 +1,71 @@
+"""The one SQLAlchemy engine factory of both stores: single matches (`scopa.storage`) and
+tournaments (`scopa.tournament.db`).
+
+SQLite by default, PostgreSQL by URL (`postgresql://...` runs on psycopg 3, the `postgres`
+extra). On SQLite every connection runs in WAL mode with a 30 s busy timeout and foreign keys
+on; the sqlite3 module's own transaction handling is off, and a transaction begins with
+`BEGIN IMMEDIATE` (the write lock at once, so that two writers queue instead of both reading and
+then failing to upgrade) when its connection carries the execution option `WRITE`, else with a
+plain `BEGIN`. An in-memory database is one connection shared by every thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import StaticPool
+
+from scoring.errors import ScopaError
+
+#: The execution option that makes an SQLite transaction begin with BEGIN IMMEDIATE:
+#: `engine.execution_options(**{WRITE: True})`.
+WRITE = "scopa_write"
+BUSY_TIMEOUT_S = 30
+
+
+def make_engine(url: str, *, echo: bool = False) -> Engine:
+    """An engine for `url`, with the conventions above; the folder of an SQLite file is created."""
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite"):
+        try:
+            return create_engine(url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        except ModuleNotFoundError as exc:
+            raise ScopaError(
+                f"database URL {url.split('://')[0]}: driver {exc.name} not installed "
+                "(pip install 'scopa-assistant[postgres]')"
+            ) from exc
+
+    database = parsed.database
+    if database and database != ":memory:":
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        # Streamlit runs each session's script in its own thread.
+        engine = create_engine(
+            url, echo=echo, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_S}
+        )
+    else:
+        # One shared connection, or every session would see its own empty in-memory database.
+        engine = create_engine(
+            url, echo=echo, connect_args={"check_same_thread": False}, poolclass=StaticPool
+        )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event below issue BEGIN instead of the sqlite3 module.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S * 1000}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        write = connection.get_execution_options().get(WRITE, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
