@@ -43,7 +43,7 @@ def export_model(weights: Path) -> dict:
         copy = Path(tmp) / weights.name
         shutil.copyfile(weights, copy)
         model = YOLO(str(copy), task=model_task(weights))
-        imgsz = int(model.model.args.get("imgsz", 640))
+        imgsz = int(getattr(model.model, "args", {}).get("imgsz", 640))
         written = Path(
             model.export(format="onnx", dynamic=True, simplify=True, imgsz=imgsz, verbose=False)
         )

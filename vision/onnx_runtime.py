@@ -19,6 +19,7 @@ import ast
 import math
 import os
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -46,10 +47,10 @@ def _session(path: Path):
     )
 
 
-def _metadata(session) -> dict[str, object]:
+def _metadata(session) -> dict[str, Any]:
     """The metadata ultralytics writes into its ONNX export (names, imgsz, stride, task)."""
     raw = session.get_modelmeta().custom_metadata_map
-    parsed: dict[str, object] = {}
+    parsed: dict[str, Any] = {}
     for key in ("names", "imgsz", "stride", "task"):
         if key in raw:
             try:

@@ -68,7 +68,7 @@ def keep_pillow_open_plain() -> None:
     """
     patches = sys.modules.get("ultralytics.utils.patches")
     if patches is not None:
-        patches._pil_plugins_registered = True
+        setattr(patches, "_pil_plugins_registered", True)  # noqa: B010 (a private flag)
 
 
 def _local_font() -> Path | None:
