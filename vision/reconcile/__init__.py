@@ -49,29 +49,28 @@ rest of the reading adapts to them, and the score is recomputed.
 """
 
 from .messages import Advice
-from .reconciler import (
+from .reconciler import ReconcileSettings, reconcile
+from .results import (
     DETECTION_STATES,
     ComplementCheck,
-    Conflict,
     Correction,
     DetectionRef,
     Extra,
-    ReconcileSettings,
+    ReadingConflict,
     Reconciliation,
-    Uncertain,
-    reconcile,
+    UncertainReading,
 )
 
 __all__ = [
     "DETECTION_STATES",
     "Advice",
     "ComplementCheck",
-    "Conflict",
     "Correction",
     "DetectionRef",
     "Extra",
+    "ReadingConflict",
     "ReconcileSettings",
     "Reconciliation",
-    "Uncertain",
+    "UncertainReading",
     "reconcile",
 ]

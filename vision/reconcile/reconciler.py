@@ -2,7 +2,8 @@
 
 See the package docstring for the model; this module builds the assignment problem from the
 photos, reads the report off its solution, and decides `determinate` by scoring every plausible
-alternative reading of the photos.
+alternative reading of the photos. The report's types are in `results`, its sentences are made
+by `advice`.
 """
 
 from __future__ import annotations
@@ -26,23 +27,25 @@ from scoring import (
     Rules,
     ScopaError,
     SideInput,
-    parse_card,
     score_hand,
     score_provisional,
 )
 
 from ..geometry import polygon_iou
 from ..types import DetectedCard, PhotoResult
+from .advice import DecidingDoubt, ordered, reconciliation_advice
 from .assignment import EXTRA, AssignmentProblem, Solution, Unit
-from .messages import Advice, make_advice
+from .results import (
+    ComplementCheck,
+    Correction,
+    DetectionRef,
+    Extra,
+    ReadingConflict,
+    Reconciliation,
+    UncertainReading,
+)
 
-ACTIONS = ("add", "remove", "move", "confirm")
-#: What each detection turned out to be, for drawing it (see `Reconciliation.states`).
-#: "unused" is a doubtful box (`PhotoResult.doubtful`) that was not needed for any card.
-DETECTION_STATES = ("ok", "uncertain", "conflict", "extra", "unused")
 _MIN_SIDES, _MAX_SIDES = 2, 4
-# Missing cards that decide the score are named one sentence each up to this many.
-_MISSING_ONE_BY_ONE = 3
 
 
 @dataclass(frozen=True)
@@ -65,253 +68,6 @@ class ReconcileSettings:
     #: At most this many combinations of alternative readings are scored; beyond it the score
     #: is not determinate.
     max_scenarios: int = 128
-
-
-@dataclass(frozen=True)
-class DetectionRef:
-    """Where a detection is: its side, the photo's position among that side's photos, its index."""
-
-    side: str
-    photo: int
-    detection: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"side": self.side, "photo": self.photo, "detection": self.detection}
-
-
-@dataclass(frozen=True)
-class Correction:
-    """A manual fix, applied as a constraint before the assignment is solved.
-
-    ``add``: the card is in ``side`` (whatever the photos show). ``remove``: it is not in
-    ``side``. ``move``: it is not in ``side`` but in ``to_side``. ``confirm``: the card read in
-    ``side`` is right (its doubt is settled). Later corrections of a card override earlier ones.
-    """
-
-    action: str
-    card: Card
-    side: str
-    to_side: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.action not in ACTIONS:
-            raise ScopaError(
-                f"correction: unknown action {self.action!r} (one of {', '.join(ACTIONS)})"
-            )
-        object.__setattr__(self, "card", parse_card(self.card))
-        if self.action == "move":
-            if self.to_side is None or self.to_side == self.side:
-                raise ScopaError(
-                    f"correction: moving {self.card.code} needs a destination side other than {self.side!r}"
-                )
-        elif self.to_side is not None:
-            raise ScopaError(
-                f"correction: only 'move' takes a destination side, not {self.action!r}"
-            )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "action": self.action,
-            "card": self.card.code,
-            "side": self.side,
-            "to_side": self.to_side,
-        }
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """A card that two readings claim: in two sides (``sides``) or twice in one photo (``photo``)."""
-
-    card: Card
-    kind: str
-    #: The sides whose photos claim the card.
-    sides: tuple[str, ...]
-    #: Each claiming detection, with its probability for the card.
-    claims: tuple[tuple[DetectionRef, float], ...]
-    #: The side the assignment gave the card to.
-    owner: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "card": self.card.code,
-            "kind": self.kind,
-            "sides": list(self.sides),
-            "owner": self.owner,
-            "claims": [{**ref.to_dict(), "probability": round(p, 4)} for ref, p in self.claims],
-        }
-
-
-@dataclass(frozen=True)
-class Uncertain:
-    """A card read in a side whose photo could plausibly be read otherwise."""
-
-    side: str
-    card: Card
-    #: Other cards the detection could be, most likely first.
-    alternatives: tuple[Card, ...]
-    #: How likely each alternative reading of the photos is, relative to the chosen one (0..1].
-    odds: tuple[float, ...]
-    #: The same for "this is no card at all" (None: not plausible).
-    not_a_card_odds: float | None
-    detections: tuple[DetectionRef, ...]
-
-    @property
-    def alternative(self) -> Card | None:
-        """The most likely other card, if any."""
-        return self.alternatives[0] if self.alternatives else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "side": self.side,
-            "card": self.card.code,
-            "alternative": self.alternative.code if self.alternative else None,
-            "alternatives": [
-                {"card": c.code, "odds": round(o, 4)}
-                for c, o in zip(self.alternatives, self.odds, strict=True)
-            ],
-            "not_a_card_odds": None
-            if self.not_a_card_odds is None
-            else round(self.not_a_card_odds, 4),
-            "detections": [ref.to_dict() for ref in self.detections],
-        }
-
-
-@dataclass(frozen=True)
-class Extra:
-    """A detection that fits no card: not a card, or a card whose every reading is taken."""
-
-    side: str
-    detections: tuple[DetectionRef, ...]
-    #: The identifier's top card for it, with its probability.
-    best: Card
-    probability: float
-    box_confidence: float
-    #: Cards it could plausibly be after all, most likely first, and their odds.
-    candidates: tuple[Card, ...] = ()
-    odds: tuple[float, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "side": self.side,
-            "detections": [ref.to_dict() for ref in self.detections],
-            "best": self.best.code,
-            "probability": round(self.probability, 4),
-            "box_confidence": round(self.box_confidence, 4),
-            "candidates": [
-                {"card": c.code, "odds": round(o, 4)}
-                for c, o in zip(self.candidates, self.odds, strict=True)
-            ],
-        }
-
-
-@dataclass(frozen=True)
-class ComplementCheck:
-    """Complement mode: the side not photographed, the cards it should have and those left for it."""
-
-    side: str
-    expected: int
-    found: int
-
-    @property
-    def matches(self) -> bool:
-        return self.expected == self.found
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "side": self.side,
-            "expected": self.expected,
-            "found": self.found,
-            "matches": self.matches,
-        }
-
-
-@dataclass(frozen=True)
-class Reconciliation:
-    """The cards of every side after the joint assignment, what is wrong with them, and the score."""
-
-    rules: Rules
-    #: The final card set of each side (deck order), in the order the sides were given.
-    sides: dict[str, list[Card]]
-    scope: dict[str, int]
-    #: Per side, per photo, per detection (`PhotoResult.detections`: the cards, then the
-    #: doubtful boxes): the card it was assigned, or None (extra, or unused).
-    assignments: dict[str, list[list[Card | None]]]
-    #: Per side, per photo, per detection: one of DETECTION_STATES.
-    states: dict[str, list[list[str]]]
-    photo_paths: dict[str, list[str | None]]
-    missing: tuple[Card, ...]
-    conflicts: tuple[Conflict, ...]
-    uncertain: tuple[Uncertain, ...]
-    extra: tuple[Extra, ...]
-    complement: ComplementCheck | None
-    corrections: tuple[Correction, ...]
-    #: A HandResult when all 40 cards are placed, else a ProvisionalResult.
-    score: HandResult | ProvisionalResult
-    #: Per category (and "napoleone" when that option is on): could a plausible reading of the
-    #: photos, or a placement of the missing cards, change some side's points in it?
-    at_stake: dict[str, bool]
-    #: Per category at stake: the cards whose reading or placement decides it.
-    deciding: dict[str, tuple[Card, ...]]
-    advice: tuple[Advice, ...]
-    #: True only when nothing the photos leave open can change any side's points.
-    determinate: bool
-
-    @property
-    def complete(self) -> bool:
-        """Every card is placed in a side (and, in complement mode, the count matches)."""
-        return not self.missing and (self.complement is None or self.complement.matches)
-
-    @property
-    def hand(self) -> HandResult:
-        """The score of the cards as placed (partial when cards are missing)."""
-        return self.score if isinstance(self.score, HandResult) else self.score.result
-
-    @property
-    def napoleone(self) -> str | None:
-        return self.hand.napoleone
-
-    def advice_text(self, lang: str = "it") -> list[str]:
-        return [item.text[lang] for item in self.advice]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON of ``scopa score-photos --json``."""
-        return {
-            "rules": self.rules.to_dict(),
-            "sides": {name: side.to_dict() for name, side in self.hand.sides.items()},
-            "reconciliation": {
-                "complete": self.complete,
-                "missing": [card.code for card in self.missing],
-                "conflicts": [item.to_dict() for item in self.conflicts],
-                "uncertain": [item.to_dict() for item in self.uncertain],
-                "extra": [item.to_dict() for item in self.extra],
-                "complement": self.complement.to_dict() if self.complement else None,
-                "corrections": [item.to_dict() for item in self.corrections],
-                "photos": {
-                    side: [
-                        {
-                            "path": path,
-                            "cards": [card.code if card else None for card in cards],
-                            "states": list(states),
-                        }
-                        for path, cards, states in zip(
-                            self.photo_paths[side],
-                            self.assignments[side],
-                            self.states[side],
-                            strict=True,
-                        )
-                    ]
-                    for side in self.assignments
-                },
-            },
-            "provisional": isinstance(self.score, ProvisionalResult),
-            "determinate": self.determinate,
-            "at_stake": dict(self.at_stake),
-            "deciding": {
-                category: [card.code for card in cards] for category, cards in self.deciding.items()
-            },
-            "advice": [item.to_dict() for item in self.advice],
-            "napoleone": self.napoleone,
-        }
 
 
 def reconcile(
@@ -348,6 +104,22 @@ def reconcile(
         settings or ReconcileSettings(),
         keep_readings=keep_readings,
     ).run()
+
+
+@dataclass(frozen=True)
+class _Sighting:
+    """One unit of the assignment (a card seen in one photo) with what the report needs of it."""
+
+    unit: Unit
+    #: The detections it is made of (several when their outlines coincide).
+    members: tuple[DetectionRef, ...]
+    #: The identifier's top card for it (a DECK index) and that card's probability.
+    top: int
+    top_probability: float
+    #: The detector's box confidence (the largest of its detections'), clipped to 0..1.
+    box: float
+    #: Made only of doubtful boxes: never a conflict, never reported as extra.
+    doubtful: bool
 
 
 @dataclass(frozen=True)
@@ -456,14 +228,10 @@ class _Reconciler:
                 )
             self.constraints.apply(correction)
         self.categories = CATEGORIES + (("napoleone",) if rules.napoleone else ())
-        self.units: list[Unit] = []
-        self.members: list[tuple[DetectionRef, ...]] = []
-        self.top: list[tuple[int, float]] = []  # each unit's top card and its probability
-        self.box: list[float] = []
-        #: Units made only of doubtful boxes: never a conflict, never reported as extra.
-        self.doubtful: list[bool] = []
+        #: The units of the assignment problem, in its order.
+        self.sightings: list[_Sighting] = []
         self._build_units()
-        self.problem = AssignmentProblem(self.units)
+        self.problem = self._problem()
         #: Units held to their reading in every solve (confirmed by a correction).
         self.frozen: dict[int, int] = {}
         #: Units held to their reading before any correction, unless a solve varies them.
@@ -495,11 +263,16 @@ class _Reconciler:
                         extra_cost = min(extra_cost, 0.99 * margin)
                     order = np.argsort(costs, kind="stable")
                     options = tuple(int(c) for c in order if costs[c] < extra_cost and allowed[c])
-                    self.units.append(Unit(side_index, photo_id, costs, extra_cost, options))
-                    self.members.append(tuple(DetectionRef(name, photo_index, i) for i in group))
-                    self.top.append((int(order[0]), float(probs[order[0]])))
-                    self.box.append(box)
-                    self.doubtful.append(doubtful)
+                    self.sightings.append(
+                        _Sighting(
+                            unit=Unit(side_index, photo_id, costs, extra_cost, options),
+                            members=tuple(DetectionRef(name, photo_index, i) for i in group),
+                            top=int(order[0]),
+                            top_probability=float(probs[order[0]]),
+                            box=box,
+                            doubtful=doubtful,
+                        )
+                    )
                 photo_id += 1
         self._leave_doubtful_boxes_the_unread_cards()
 
@@ -507,17 +280,22 @@ class _Reconciler:
         """A doubtful box may stand only for a card that the other detections, read jointly,
         leave unread: it fills a gap, and neither competes with the cards found nor casts
         doubt on them."""
-        if not any(self.doubtful):
+        if not any(sighting.doubtful for sighting in self.sightings):
             return
-        sure = [
-            unit for unit, doubtful in zip(self.units, self.doubtful, strict=True) if not doubtful
-        ]
+        sure = [sighting.unit for sighting in self.sightings if not sighting.doubtful]
         found = AssignmentProblem(sure).solve()
         read = {option for option in found.choice if option != EXTRA} if found else set()
-        for index, unit in enumerate(self.units):
-            if self.doubtful[index]:
-                options = tuple(option for option in unit.options if option not in read)
-                self.units[index] = replace(unit, options=options)
+        for index, sighting in enumerate(self.sightings):
+            if sighting.doubtful:
+                options = tuple(option for option in sighting.unit.options if option not in read)
+                self._set_options(index, options)
+
+    def _set_options(self, index: int, options: tuple[int, ...]) -> None:
+        sighting = self.sightings[index]
+        self.sightings[index] = replace(sighting, unit=replace(sighting.unit, options=options))
+
+    def _problem(self) -> AssignmentProblem:
+        return AssignmentProblem([sighting.unit for sighting in self.sightings])
 
     def _pin_uncorrected_readings(
         self, sides: Mapping[str, Sequence[PhotoResult]], complement: tuple[str, int] | None
@@ -528,7 +306,8 @@ class _Reconciler:
         so a fix never turns an untouched box into a card nobody mentioned."""
         as_read = _Reconciler(sides, self.rules, None, complement, (), self.settings).run_base()
         named = {DECK.index(correction.card) for correction in self.corrections}
-        for index, unit in enumerate(self.units):
+        for index, sighting in enumerate(self.sightings):
+            unit = sighting.unit
             read = as_read.choice[index]
             freed = (read != EXTRA and read not in unit.options) or any(
                 option in named and unit.cost(option) < unit.cost(read) for option in unit.options
@@ -537,8 +316,8 @@ class _Reconciler:
                 self.pins[index] = read
                 continue
             kept = tuple(option for option in unit.options if option in named or option == read)
-            self.units[index] = replace(unit, options=kept)
-        self.problem = AssignmentProblem(self.units)
+            self._set_options(index, kept)
+        self.problem = self._problem()
 
     def run_base(self) -> Solution:
         """The best joint reading alone, without the report."""
@@ -556,9 +335,9 @@ class _Reconciler:
         held: dict[str, set[Card]] = {name: set() for name in self.names}
         for card, side in self.constraints.forced.items():
             held[side].add(card)
-        for unit, option in zip(self.units, choice, strict=True):
+        for sighting, option in zip(self.sightings, choice, strict=True):
             if option != EXTRA:
-                held[self.names[unit.side]].add(DECK[option])
+                held[self.names[sighting.unit.side]].add(DECK[option])
         found = None
         if self.complement is not None:
             side, expected = self.complement
@@ -605,20 +384,20 @@ class _Reconciler:
 
     # -- the report ------------------------------------------------------------------------
 
-    def _conflicts(self, base: Solution) -> tuple[list[Conflict], dict[int, int]]:
+    def _conflicts(self, base: Solution) -> tuple[list[ReadingConflict], dict[int, int]]:
         """Confident readings the joint assignment overruled, grouped by card."""
         holders: dict[int, list[int]] = defaultdict(list)
         for index, option in enumerate(base.choice):
             if option != EXTRA:
                 holders[option].append(index)
         overruled: dict[int, int] = {}
-        for index, unit in enumerate(self.units):
-            card, probability = self.top[index]
+        for index, sighting in enumerate(self.sightings):
+            card = sighting.top
             if (
-                probability >= self.settings.conflict_confidence
-                and not self.doubtful[index]
+                sighting.top_probability >= self.settings.conflict_confidence
+                and not sighting.doubtful
                 and base.choice[index] != card
-                and card in unit.options  # not settled by a correction
+                and card in sighting.unit.options  # not settled by a correction
                 and index not in self.frozen
                 and holders[card]
             ):
@@ -626,24 +405,25 @@ class _Reconciler:
         by_card: dict[int, list[int]] = defaultdict(list)
         for index, card in overruled.items():
             by_card[card].append(index)
+        units = [sighting.unit for sighting in self.sightings]
         conflicts = []
         for card, losers in sorted(by_card.items()):
             winner = holders[card][0]
             claimants = sorted({winner, *holders[card], *losers})
-            other_side = any(self.units[i].side != self.units[winner].side for i in losers)
-            side_names = [self.names[s] for s in sorted({self.units[i].side for i in claimants})]
+            other_side = any(units[i].side != units[winner].side for i in losers)
+            side_names = [self.names[s] for s in sorted({units[i].side for i in claimants})]
             claims = tuple(
-                (ref, float(math.exp(-self.units[i].costs[card])))
+                (ref, float(math.exp(-units[i].costs[card])))
                 for i in claimants
-                for ref in self.members[i]
+                for ref in self.sightings[i].members
             )
             conflicts.append(
-                Conflict(
+                ReadingConflict(
                     card=DECK[card],
                     kind="sides" if other_side else "photo",
                     sides=tuple(side_names),
                     claims=claims,
-                    owner=self.names[self.units[winner].side],
+                    owner=self.names[units[winner].side],
                 )
             )
         return conflicts, overruled
@@ -661,7 +441,8 @@ class _Reconciler:
         base_key = base_world.key()
         margin = -math.log(self.settings.uncertain_ratio)
         found: dict[int, list[_Alternative]] = {}
-        for index, unit in enumerate(self.units):
+        for index, sighting in enumerate(self.sightings):
+            unit = sighting.unit
             if index in self.frozen:
                 continue
             current = base.choice[index]
@@ -689,7 +470,8 @@ class _Reconciler:
             index: option
             for index, option in enumerate(base.choice)
             if option != EXTRA
-            and (DECK[option], self.names[self.units[index].side]) in self.constraints.confirmed
+            and (DECK[option], self.names[self.sightings[index].unit.side])
+            in self.constraints.confirmed
         }
         base_world = self._world(base.choice)
         base_verdict = self._verdict(base_world)
@@ -715,15 +497,13 @@ class _Reconciler:
             base, base_world, base_verdict, alternatives, complement_check, exhaustive
         )
         uncertain, extra = self._doubts(base, alternatives, overruled)
-        advice = self._advice(
-            base,
-            base_verdict,
-            conflicts,
-            overruled,
-            alternatives,
-            alternative_categories,
-            complement_check,
-            exhaustive,
+        advice = reconciliation_advice(
+            categories=self.categories,
+            conflicts=conflicts,
+            complement=complement_check,
+            exhaustive=exhaustive,
+            doubts=self._deciding_doubts(base, overruled, alternatives, alternative_categories),
+            missing_deciding=base_verdict.deciding,
         )
         determinate = (
             not conflicts
@@ -839,26 +619,26 @@ class _Reconciler:
         base: Solution,
         alternatives: Mapping[int, list[_Alternative]],
         overruled: Mapping[int, int],
-    ) -> tuple[list[Uncertain], list[Extra]]:
-        uncertain: list[Uncertain] = []
+    ) -> tuple[list[UncertainReading], list[Extra]]:
+        uncertain: list[UncertainReading] = []
         extra: list[Extra] = []
         for index, option in enumerate(base.choice):
             if index in overruled:
                 continue  # reported as a conflict
-            side = self.names[self.units[index].side]
+            sighting = self.sightings[index]
+            side = self.names[sighting.unit.side]
             alts = alternatives.get(index, [])
             cards = [alt for alt in alts if alt.option != EXTRA]
-            if option == EXTRA and self.doubtful[index]:
+            if option == EXTRA and sighting.doubtful:
                 continue  # a doubtful box no card needed
             if option == EXTRA:
-                best, probability = self.top[index]
                 extra.append(
                     Extra(
                         side=side,
-                        detections=self.members[index],
-                        best=DECK[best],
-                        probability=probability,
-                        box_confidence=self.box[index],
+                        detections=sighting.members,
+                        best=DECK[sighting.top],
+                        probability=sighting.top_probability,
+                        box_confidence=sighting.box,
                         candidates=tuple(DECK[alt.option] for alt in cards),
                         odds=tuple(alt.odds for alt in cards),
                     )
@@ -866,57 +646,27 @@ class _Reconciler:
             elif alts:
                 not_a_card = next((alt.odds for alt in alts if alt.option == EXTRA), None)
                 uncertain.append(
-                    Uncertain(
+                    UncertainReading(
                         side=side,
                         card=DECK[option],
                         alternatives=tuple(DECK[alt.option] for alt in cards),
                         odds=tuple(alt.odds for alt in cards),
                         not_a_card_odds=not_a_card,
-                        detections=self.members[index],
+                        detections=sighting.members,
                     )
                 )
         return uncertain, extra
 
-    def _advice(
+    def _deciding_doubts(
         self,
         base: Solution,
-        base_verdict: _Verdict,
-        conflicts: Sequence[Conflict],
         overruled: Mapping[int, int],
         alternatives: Mapping[int, list[_Alternative]],
         alternative_categories: Mapping[tuple[int, int], set[str]],
-        complement_check: ComplementCheck | None,
-        exhaustive: bool,
-    ) -> list[Advice]:
-        advice = []
-        for conflict in conflicts:
-            if conflict.kind == "sides":
-                advice.append(
-                    make_advice(
-                        "reconcile.conflict_sides", card=conflict.card, sides=conflict.sides
-                    )
-                )
-            else:
-                ref = conflict.claims[0][0]
-                advice.append(
-                    make_advice(
-                        "reconcile.conflict_photo",
-                        card=conflict.card,
-                        side=ref.side,
-                        photo=ref.photo + 1,
-                    )
-                )
-        if complement_check is not None and not complement_check.matches:
-            advice.append(
-                make_advice(
-                    "reconcile.complement_mismatch",
-                    side=complement_check.side,
-                    expected=complement_check.expected,
-                    found=complement_check.found,
-                )
-            )
-        if not exhaustive:
-            advice.append(make_advice("reconcile.too_many_doubts"))
+    ) -> list[DecidingDoubt]:
+        """Per unit not in conflict, its most likely other reading that changes some side's
+        points (another card rather than no card), in unit order."""
+        doubts = []
         for index in sorted(alternatives):
             if index in overruled:
                 continue
@@ -927,71 +677,25 @@ class _Reconciler:
             ]
             if not deciding_alts:
                 continue
-            # Name the most likely alternative that matters, preferring another card.
             alt = next((a for a in deciding_alts if a.option != EXTRA), deciding_alts[0])
-            categories = self._ordered(alternative_categories[index, alt.option])
-            ref = self.members[index][0]
-            where = {"side": ref.side, "photo": ref.photo + 1}
             current = base.choice[index]
-            if current == EXTRA:
-                advice.append(
-                    make_advice(
-                        "reconcile.maybe_a_card",
-                        alternative=DECK[alt.option],
-                        categories=categories,
-                        **where,
-                    )
-                )
-            elif alt.option == EXTRA:
-                advice.append(
-                    make_advice(
-                        "reconcile.maybe_not_a_card",
-                        card=DECK[current],
-                        categories=categories,
-                        **where,
-                    )
-                )
-            else:
-                advice.append(
-                    make_advice(
-                        "reconcile.uncertain_card",
-                        card=DECK[current],
-                        alternative=DECK[alt.option],
-                        categories=categories,
-                        **where,
-                    )
-                )
-        by_card: dict[Card, set[str]] = defaultdict(set)
-        for category, cards in base_verdict.deciding.items():
-            for card in cards:
-                by_card[card].add(category)
-        if 0 < len(by_card) <= _MISSING_ONE_BY_ONE:
-            for card in sorted(by_card):
-                advice.append(
-                    make_advice(
-                        "reconcile.missing_card", card=card, categories=self._ordered(by_card[card])
-                    )
-                )
-        elif by_card:
-            every = set().union(*by_card.values())
-            advice.append(
-                make_advice(
-                    "reconcile.missing_cards",
-                    cards=sorted(by_card),
-                    categories=self._ordered(every),
+            doubts.append(
+                DecidingDoubt(
+                    where=self.sightings[index].members[0],
+                    card=None if current == EXTRA else DECK[current],
+                    alternative=None if alt.option == EXTRA else DECK[alt.option],
+                    categories=tuple(
+                        ordered(alternative_categories[index, alt.option], self.categories)
+                    ),
                 )
             )
-        return advice
-
-    def _ordered(self, categories: Iterable[str]) -> list[str]:
-        chosen = set(categories)
-        return [category for category in self.categories if category in chosen]
+        return doubts
 
     def _per_detection(
         self,
         base: Solution,
-        conflicts: Sequence[Conflict],
-        uncertain: Sequence[Uncertain],
+        conflicts: Sequence[ReadingConflict],
+        uncertain: Sequence[UncertainReading],
         extra: Sequence[Extra],
     ) -> tuple[dict[str, list[list[Card | None]]], dict[str, list[list[str]]]]:
         """Each detection's card and state (one of DETECTION_STATES), per side and photo."""
@@ -1004,11 +708,12 @@ class _Reconciler:
             for name in self.names
         }
         for index, option in enumerate(base.choice):
-            for ref in self.members[index]:
+            sighting = self.sightings[index]
+            for ref in sighting.members:
                 assignments[ref.side][ref.photo][ref.detection] = (
                     None if option == EXTRA else DECK[option]
                 )
-                if option == EXTRA and self.doubtful[index]:
+                if option == EXTRA and sighting.doubtful:
                     states[ref.side][ref.photo][ref.detection] = "unused"
         marks = [(item.detections, "extra") for item in extra]
         marks += [(item.detections, "uncertain") for item in uncertain]
