@@ -75,10 +75,11 @@ def scan_to_face(scan: np.ndarray, margin: float = 0.045, paper=(236, 242, 245))
 
 def quad_to_face(photo: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Straighten the card inside `quad` (TL, TR, BR, BL) into an upright BGRA face."""
-    dst = np.float32(
-        [[0, 0], [FACE_WIDTH - 1, 0], [FACE_WIDTH - 1, FACE_HEIGHT - 1], [0, FACE_HEIGHT - 1]]
+    dst = np.array(
+        [[0, 0], [FACE_WIDTH - 1, 0], [FACE_WIDTH - 1, FACE_HEIGHT - 1], [0, FACE_HEIGHT - 1]],
+        dtype=np.float32,
     )
-    matrix = cv2.getPerspectiveTransform(np.float32(quad), dst)
+    matrix = cv2.getPerspectiveTransform(np.array(quad, dtype=np.float32), dst)
     card = cv2.warpPerspective(
         photo,
         matrix,
@@ -139,6 +140,8 @@ def real_photo_margins(shared: Path) -> list[np.ndarray]:
         if quad is None:
             continue
         photo = cv2.imread(str(root / rel), cv2.IMREAD_COLOR)
+        if photo is None:
+            raise OSError(f"cannot read {root / rel}")
         h, w = photo.shape[:2]
         xs, ys = np.array(quad)[:, 0], np.array(quad)[:, 1]
         x0, x1, y0, y1 = int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max())

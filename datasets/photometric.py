@@ -34,7 +34,7 @@ def color_cast(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
 def shadow_band(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     """A soft shadow across part of the picture (a phone or a hand between lamp and table)."""
     h, w = img.shape[:2]
-    mask = np.zeros((h, w), np.float32)
+    mask: np.ndarray = np.zeros((h, w), np.float32)
     pts = rng.uniform([0, 0], [w, h], (rng.integers(3, 6), 2)).astype(np.int32)
     cv2.fillPoly(mask, [cv2.convexHull(pts)], 1.0)
     k = int(max(h, w) * rng.uniform(0.03, 0.12)) | 1
@@ -47,7 +47,7 @@ def blur(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         sigma = rng.uniform(0.3, 1.6)
         return cv2.GaussianBlur(img, (0, 0), sigma)
     length = int(rng.integers(3, 9))
-    kernel = np.zeros((length, length), np.float32)
+    kernel: np.ndarray = np.zeros((length, length), np.float32)
     kernel[length // 2] = 1.0 / length
     rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
     kernel = cv2.warpAffine(kernel, rot, (length, length))
@@ -67,7 +67,9 @@ def jpeg(
         np.clip(img, 0, 255).astype(np.uint8),
         [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*quality))],
     )
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert decoded is not None  # a buffer cv2 has just encoded
+    return decoded
 
 
 def camera(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -74,7 +76,7 @@ def pattern(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
 
 def from_patches(rng: np.random.Generator, h: int, w: int, patches: list[np.ndarray]) -> np.ndarray:
     """Tile a real table patch (from the margins of real photos) over the surface, mirrored to hide seams."""
-    patch = patches[rng.integers(len(patches))].astype(np.float32)
+    patch: np.ndarray = patches[rng.integers(len(patches))].astype(np.float32)
     zoom = rng.uniform(0.8, 2.0)
     patch = cv2.resize(patch, None, fx=zoom, fy=zoom)
     tile = np.vstack(
@@ -88,11 +90,11 @@ def make_surface(
     rng: np.random.Generator, h: int, w: int, patches: list[np.ndarray] | None = None
 ) -> np.ndarray:
     """A random table surface, float32 BGR in [0, 255]."""
-    makers = [wood, cloth, pattern]
+    makers: list[Callable[[np.random.Generator, int, int], np.ndarray]] = [wood, cloth, pattern]
     weights = [0.3, 0.3, 0.2]
     if patches:
         makers.append(lambda r, hh, ww: from_patches(r, hh, ww, patches))
         weights.append(0.2)
-    weights = np.array(weights) / sum(weights)
-    img = makers[rng.choice(len(makers), p=weights)](rng, h, w)
+    probabilities = np.array(weights) / sum(weights)
+    img = makers[rng.choice(len(makers), p=probabilities)](rng, h, w)
     return np.clip(img, 0, 255).astype(np.float32)

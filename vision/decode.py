@@ -95,8 +95,8 @@ def load_working_image(
             orientation = im.getexif().get(0x0112, 1)
             if max_long_side and im.format == "JPEG" and max(width, height) > max_long_side:
                 im.draft("RGB", (max_long_side, max_long_side))
-            im = ImageOps.exif_transpose(im) if orientation != 1 else im
-            rgb = np.asarray(im.convert("RGB"))
+            upright = ImageOps.exif_transpose(im) if orientation != 1 else im
+            rgb = np.asarray(upright.convert("RGB"))
     except ImageError:
         raise
     except Image.DecompressionBombError:

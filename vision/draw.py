@@ -33,12 +33,16 @@ def annotate(
     font_scale = max(0.5, max(out.shape[:2]) / 1400)
     boxes = result.cards if labels is None else result.detections[: len(labels)]
     for i, card in enumerate(boxes):
-        if labels is not None and labels[i] is None:
-            continue
-        quad = (card.quad * np.float32([sx, sy])).astype(np.int32)
+        if labels is None:
+            text = f"{card.card} {card.confidence:.0%}"
+        else:
+            label = labels[i]
+            if label is None:
+                continue
+            text = label
+        quad = (card.quad * np.array([sx, sy], dtype=np.float32)).astype(np.int32)
         color = colors[i] if colors else (CONFIDENT if card.confidence >= DOUBT_BELOW else DOUBTFUL)
         cv2.polylines(out, [quad], True, color, thickness, cv2.LINE_AA)
-        text = labels[i] if labels else f"{card.card} {card.confidence:.0%}"
         (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
         x, y = quad.mean(0).astype(int) - np.array([tw // 2, -th // 2])
         cv2.rectangle(out, (x - 4, y - th - 6), (x + tw + 4, y + base + 2), color, -1)

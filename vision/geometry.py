@@ -13,8 +13,8 @@ def warp_crop(image: np.ndarray, quad: np.ndarray, size: int) -> np.ndarray:
     The identifier sees every card as the same square whatever its shape in the photo, so
     training crops and crops cut from real photos go through this one function.
     """
-    dst = np.float32([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]])
-    matrix = cv2.getPerspectiveTransform(np.float32(quad), dst)
+    dst = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(np.array(quad, dtype=np.float32), dst)
     return cv2.warpPerspective(
         image, matrix, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
     )

@@ -128,8 +128,9 @@ class _World:
 
     cards: dict[str, frozenset[Card]]
     missing: tuple[Card, ...]
-    #: The sides each missing card may still be in, when not all of them.
-    placements: dict[Card, tuple[str, ...]]
+    #: The sides each missing card may still be in, when not all of them (keyed by card; the
+    #: key type is the one `score_provisional` takes).
+    placements: dict[Card | str, tuple[str, ...]]
     #: Complement mode: the cards left for the complement side (None otherwise).
     complement_found: int | None
 
@@ -185,7 +186,10 @@ class _CardConstraints:
                 del self.forced[card]
             self.confirmed.discard((card, correction.side))
         if correction.action in ("add", "confirm", "move"):
-            side = correction.to_side if correction.action == "move" else correction.side
+            side = correction.side
+            if correction.action == "move":
+                assert correction.to_side is not None  # Correction requires it for a move
+                side = correction.to_side
             self.forced[card] = side
             self.forbidden[card].discard(side)
             self.confirmed = {(c, s) for c, s in self.confirmed if c != card}
@@ -351,7 +355,7 @@ class _Reconciler:
             # Otherwise the photos or the count are wrong: the cards left stay missing.
         placed = set().union(*held.values())
         missing = tuple(card for card in DECK if card not in placed)
-        placements = {}
+        placements: dict[Card | str, tuple[str, ...]] = {}
         for card in missing:
             allowed = self.constraints.sides_allowed(card)
             if len(allowed) < len(self.names):
@@ -487,6 +491,7 @@ class _Reconciler:
 
         complement_check = None
         if self.complement is not None:
+            assert base_world.complement_found is not None  # set in complement mode
             complement_check = ComplementCheck(
                 self.complement[0], self.complement[1], base_world.complement_found
             )
@@ -699,7 +704,7 @@ class _Reconciler:
         extra: Sequence[Extra],
     ) -> tuple[dict[str, list[list[Card | None]]], dict[str, list[list[str]]]]:
         """Each detection's card and state (one of DETECTION_STATES), per side and photo."""
-        assignments = {
+        assignments: dict[str, list[list[Card | None]]] = {
             name: [[None] * len(photo.detections) for photo in self.photos[name]]
             for name in self.names
         }
