@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 from scoring import WON, MatchStatus
 from scoring.errors import ScopaError
 
+from .errors import TournamentError
 from .standings import StandingRow
 
 SIDES = ("a", "b")
@@ -60,32 +61,50 @@ class TournamentSetup:
     def check(self) -> None:
         """Raise ScopaError naming the first field that is not acceptable."""
         if not self.name.strip():
-            raise ScopaError("tournament name: must not be empty")
+            raise TournamentError("tournament name: must not be empty", "name_empty")
         if self.format not in FORMATS:
             raise ScopaError(f"format: {self.format!r} is not one of {', '.join(FORMATS)}")
         names = [pair.name.strip() for pair in self.pairs]
         if len(names) < 2:
-            raise ScopaError(f"pairs: a tournament needs at least 2 pairs, got {len(names)}")
+            raise TournamentError(
+                f"pairs: a tournament needs at least 2 pairs, got {len(names)}",
+                "too_few_pairs",
+                count=len(names),
+            )
         if any(not name for name in names):
-            raise ScopaError("pairs: a pair has no name")
+            raise TournamentError("pairs: a pair has no name", "pair_name_empty")
         duplicates = sorted({name for name in names if names.count(name) > 1})
         if duplicates:
-            raise ScopaError(f"pairs: the name {duplicates[0]!r} is used twice")
+            raise TournamentError(
+                f"pairs: the name {duplicates[0]!r} is used twice", "pair_twice", name=duplicates[0]
+            )
         if self.format == "round-robin" and not 1 <= self.groups <= len(names) // 2:
-            raise ScopaError(f"groups: {self.groups} groups cannot hold {len(names)} pairs")
+            raise TournamentError(
+                f"groups: {self.groups} groups cannot hold {len(names)} pairs",
+                "groups_too_many",
+                groups=self.groups,
+                count=len(names),
+            )
         if self.format == "swiss" and not 1 <= self.swiss_rounds < len(names):
-            raise ScopaError(
-                f"swiss_rounds: must be between 1 and {len(names) - 1}, got {self.swiss_rounds}"
+            raise TournamentError(
+                f"swiss_rounds: must be between 1 and {len(names) - 1}, got {self.swiss_rounds}",
+                "swiss_rounds",
+                most=len(names) - 1,
             )
         size = self.knockout_size
         if size:
             if size < 2 or size & (size - 1) or size > len(names):
-                raise ScopaError(
-                    f"knockout_size: must be a power of two up to {len(names)}, got {size}"
+                raise TournamentError(
+                    f"knockout_size: must be a power of two up to {len(names)}, got {size}",
+                    "knockout_size",
+                    most=len(names),
                 )
             if self.format == "round-robin" and size % self.groups:
-                raise ScopaError(
-                    f"knockout_size: {size} qualifiers cannot come equally from {self.groups} groups"
+                raise TournamentError(
+                    f"knockout_size: {size} qualifiers cannot come equally from {self.groups} groups",
+                    "knockout_groups",
+                    size=size,
+                    groups=self.groups,
                 )
 
 

@@ -7,9 +7,8 @@ from collections.abc import Iterable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from scoring.errors import ScopaError
-
 from .db import MatchRow, Pair, Round
+from .errors import TournamentError
 from .records import BYE, SCHEDULED, PairSetup
 from .security import new_table_code
 
@@ -18,7 +17,7 @@ Fixture = tuple[int | None, int, int | None]  # (group index, pair a, pair b or 
 
 def new_pair(tournament_id: int, seed: int, pair: PairSetup) -> Pair:
     if not pair.name.strip():
-        raise ScopaError("pair name: must not be empty")
+        raise TournamentError("pair name: must not be empty", "pair_name_empty")
     return Pair(
         tournament_id=tournament_id,
         seed=seed,

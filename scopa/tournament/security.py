@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from scoring.errors import ScopaError
+from .errors import TournamentError
 
 # scrypt cost: 2**14 x 8 x 1 uses 16 MiB and ~50 ms here, the figure OWASP recommends as a floor.
 SCRYPT_N = 2**14
@@ -33,16 +33,18 @@ TABLE_CODE_ALPHABET = "ABCDEFGHJKMNPQRTUVWXY346789"
 TABLE_CODE_LENGTH = 8
 
 
-class AccessDenied(ScopaError):
+class AccessDenied(TournamentError):
     """A wrong referee password, an unknown table code, or a table reaching for another match."""
 
 
 def hash_password(password: str, *, n: int = SCRYPT_N, r: int = SCRYPT_R, p: int = SCRYPT_P) -> str:
     """Hash a referee password with scrypt and a random salt; the result embeds its parameters."""
     if len(password) < MIN_PASSWORD_LENGTH:
-        raise ScopaError(
+        raise TournamentError(
             f"referee password: at least {MIN_PASSWORD_LENGTH} characters required "
-            "(a passphrase of a few words is easiest to remember)"
+            "(a passphrase of a few words is easiest to remember)",
+            "password_too_short",
+            minimum=MIN_PASSWORD_LENGTH,
         )
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, n=n, r=r, p=p, maxmem=2**26, dklen=32)
@@ -161,14 +163,19 @@ class FailureThrottle:
             now = self._clock()
             client = self._client(key, now)
             if client is not None and now < client.blocked_until:
+                wait = client.blocked_until - now
                 raise TooManyAttempts(
-                    f"too many wrong attempts: try again in {_seconds(client.blocked_until - now)}"
+                    f"too many wrong attempts: try again in {_seconds(wait)}",
+                    "too_many_attempts",
+                    seconds=_whole_seconds(wait),
                 )
             bucket = self._bucket(scope, now)
             if bucket.tokens < 1:
                 wait = (1 - bucket.tokens) / self.scope_rate
                 raise TooManyAttempts(
-                    f"too many wrong attempts from all clients: try again in {_seconds(wait)}"
+                    f"too many wrong attempts from all clients: try again in {_seconds(wait)}",
+                    "too_many_attempts",
+                    seconds=_whole_seconds(wait),
                 )
 
     def fail(self, key: str, scope: str | None = None) -> float:
@@ -207,5 +214,9 @@ class FailureThrottle:
                 del self._clients[key]
 
 
+def _whole_seconds(value: float) -> int:
+    return max(1, math.ceil(value))
+
+
 def _seconds(value: float) -> str:
-    return f"{max(1, math.ceil(value))} s"
+    return f"{_whole_seconds(value)} s"

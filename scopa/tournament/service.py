@@ -45,6 +45,7 @@ from .db import (
     open_database,
     utcnow,
 )
+from .errors import TournamentError
 from .hand_scoring import rebuild_match, score_sides, side_inputs, sides_json
 from .recording import check_correction, lock_match, record_hand, store_blob
 from .records import (
@@ -174,7 +175,7 @@ class TournamentService:
         self.throttle.check(key, scope)
         if not verify_password(password, stored):
             self.throttle.fail(key, scope)
-            raise AccessDenied("referee password: wrong password")
+            raise AccessDenied("referee password: wrong password", "wrong_password")
         return RefereeDesk(self, tournament_id, password_hash=stored)
 
     def local_referee(self, tournament_id: int) -> RefereeDesk:
@@ -197,7 +198,7 @@ class TournamentService:
         )
         if match_id is None or not normalized:
             self.throttle.fail(key, scope)
-            raise AccessDenied("table code: no match has this code")
+            raise AccessDenied("table code: no match has this code", "unknown_code")
         return TableDesk(self, match_id, normalized)
 
     # -- shared by the desks ----------------------------------------------------------------------
@@ -457,7 +458,7 @@ class RefereeDesk:
             return
         current = queries.get_tournament(session, self.tournament_id).referee_password_hash
         if not hmac.compare_digest(current, self._password_hash):
-            raise AccessDenied("referee password: it was changed; log in again")
+            raise AccessDenied("referee password: it was changed; log in again", "password_changed")
 
     @property
     def service(self) -> TournamentService:
@@ -494,7 +495,7 @@ class RefereeDesk:
             row = self._pair(session, pair_id)
             before = {"name": row.name, "player1": row.player1, "player2": row.player2}
             if not pair.name.strip():
-                raise ScopaError("pair name: must not be empty")
+                raise TournamentError("pair name: must not be empty", "pair_name_empty")
             row.name, row.player1, row.player2 = (
                 pair.name.strip(),
                 pair.player1.strip(),
@@ -527,7 +528,11 @@ class RefereeDesk:
             tournament = self._in_setup(session)
             pairs = list(queries.pairs(session, tournament.id).values())
             if len(pairs) < 2:
-                raise ScopaError(f"start: a tournament needs at least 2 pairs, has {len(pairs)}")
+                raise TournamentError(
+                    f"start: a tournament needs at least 2 pairs, has {len(pairs)}",
+                    "too_few_pairs",
+                    count=len(pairs),
+                )
             fixtures: list[Fixture]
             if tournament.format == "round-robin":
                 groups = pairing.split_groups([p.id for p in pairs], tournament.groups)
@@ -570,7 +575,11 @@ class RefereeDesk:
         def work(session: Session) -> list[MatchView]:
             tournament = queries.get_tournament(session, self.tournament_id)
             if tournament.stage in ("setup", "finished"):
-                raise ScopaError(f"next round: the tournament is in stage {tournament.stage!r}")
+                raise TournamentError(
+                    f"next round: the tournament is in stage {tournament.stage!r}",
+                    "next_round_stage",
+                    stage=tournament.stage,
+                )
             unfinished = session.scalars(
                 select(MatchRow)
                 .where(MatchRow.tournament_id == tournament.id, MatchRow.status.not_in(FINISHED))
@@ -578,7 +587,12 @@ class RefereeDesk:
             ).all()
             if unfinished:
                 busy = ", ".join(str(m.table_number) for m in unfinished)
-                raise ScopaError(f"next round: matches still being played at tables {busy}")
+                busy_tables = sorted({m.table_number or 0 for m in unfinished})
+                raise TournamentError(
+                    f"next round: matches still being played at tables {busy}",
+                    "next_round_busy",
+                    tables=", ".join(str(n) for n in busy_tables),
+                )
             number = (queries.latest_round_number(session, tournament.id) or 0) + 1
             pairs = queries.pairs(session, tournament.id)
             fixtures: list[Fixture]
@@ -672,7 +686,9 @@ class RefereeDesk:
         def work(session: Session) -> MatchView:
             match = self._match(session, match_id)
             if table_number < 1:
-                raise ScopaError(f"table number: must be 1 or more, got {table_number}")
+                raise TournamentError(
+                    f"table number: must be 1 or more, got {table_number}", "table_number"
+                )
             before = match.table_number
             match.table_number = table_number
             audit.log(
@@ -699,14 +715,15 @@ class RefereeDesk:
             tournament = queries.get_tournament(session, self.tournament_id)
             number = queries.current_round_number(session, tournament.id)
             if number is None:
-                raise ScopaError("swap pairs: no round has been paired yet")
+                raise TournamentError("swap pairs: no round has been paired yet", "swap_no_round")
             round_ = session.scalars(
                 select(Round).where(Round.tournament_id == tournament.id, Round.number == number)
             ).one()
             if round_.stage not in ("swiss", "knockout"):
-                raise ScopaError(
+                raise TournamentError(
                     "swap pairs: a round-robin round follows from its groups; edit the groups "
-                    "before the start instead"
+                    "before the start instead",
+                    "swap_round_robin",
                 )
             names = {pid: p.name for pid, p in queries.pairs(session, tournament.id).items()}
             slots = []
@@ -718,20 +735,30 @@ class RefereeDesk:
                     .where(or_(MatchRow.pair_a_id == pid, MatchRow.pair_b_id == pid))
                 )
                 if match is None:
-                    raise ScopaError(f"swap pairs: {names[pid]} plays no match in round {number}")
+                    raise TournamentError(
+                        f"swap pairs: {names[pid]} plays no match in round {number}",
+                        "swap_not_playing",
+                        pair=names[pid],
+                        round=number,
+                    )
                 started = match.status not in (SCHEDULED, BYE) or session.scalar(
                     select(func.count()).select_from(Hand).where(Hand.match_id == match.id)
                 )
                 draft = session.get(HandDraftRow, match.id)
                 if started or (draft and drafts.has_content(draft.data)):
-                    raise ScopaError(
+                    raise TournamentError(
                         f"swap pairs: the match of {names[pid]} at table "
-                        f"{match.table_number} has started"
+                        f"{match.table_number} has started",
+                        "swap_started",
+                        pair=names[pid],
+                        table=match.table_number,
                     )
                 slots.append((match, "a" if match.pair_a_id == pid else "b"))
             (first, first_slot), (second, second_slot) = slots
             if first.id == second.id:
-                raise ScopaError("swap pairs: the two pairs already play each other")
+                raise TournamentError(
+                    "swap pairs: the two pairs already play each other", "swap_same_match"
+                )
             setattr(first, f"pair_{first_slot}_id", other_pair_id)
             setattr(second, f"pair_{second_slot}_id", pair_id)
             for match in (first, second):
@@ -874,7 +901,7 @@ class RefereeDesk:
         def work(session: Session) -> HandView:
             hand, match = self._hand(session, hand_id, lock=True)
             if hand.status == "void":
-                raise ScopaError(f"hand {hand_id}: already void")
+                raise TournamentError(f"hand {hand_id}: already void", "already_void")
             hand.status = "void"
             session.flush()
             rebuild_match(session, match, queries.tournament_rules(session, match.tournament_id))
@@ -901,7 +928,9 @@ class RefereeDesk:
     def _in_setup(self, session: Session) -> Tournament:
         tournament = queries.get_tournament(session, self.tournament_id)
         if tournament.stage != "setup":
-            raise ScopaError("pairs: the tournament has started, pairs can no longer change")
+            raise TournamentError(
+                "pairs: the tournament has started, pairs can no longer change", "pairs_locked"
+            )
         return tournament
 
     def _pair(self, session: Session, pair_id: int) -> Pair:

@@ -57,11 +57,16 @@ FindingKind = Literal[
 
 @dataclass(frozen=True)
 class Finding:
-    """One reason a hand is listed; `details` holds the data behind `message`."""
+    """One reason a hand is listed; `details` holds the data behind `message`.
+
+    `message` is English (the command line, the exports); the pages word a finding in their own
+    language from `tour.finding.<kind>.detail`, filled with `params`.
+    """
 
     kind: FindingKind
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "message": self.message, "details": self.details}
@@ -218,6 +223,7 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
                 "corrected",
                 f"entered with {hand.corrections} manual correction(s) of the recognition",
                 {"corrections": item.corrections},
+                {"count": hand.corrections},
             )
         )
     if hand.missing:
@@ -226,6 +232,7 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
                 "incomplete",
                 f"scored with {len(hand.missing)} card(s) missing: {', '.join(hand.missing)}",
                 {"missing": hand.missing},
+                {"count": len(hand.missing), "cards": ", ".join(hand.missing)},
             )
         )
     if not item.photos:
@@ -243,6 +250,7 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
                     "photo-altered",
                     f"photo {photo.position + 1} ({photo.side}) no longer matches its SHA-256",
                     {"photo_id": photo.id, "recorded": photo.sha256, "actual": actual},
+                    {"number": photo.position + 1, "side": photo.side},
                 )
             )
             continue
@@ -255,6 +263,11 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
                     "photo-unreadable",
                     f"photo {photo.position + 1} ({photo.side}): {_first_line(reason)}",
                     {"photo_id": photo.id},
+                    {
+                        "number": photo.position + 1,
+                        "side": photo.side,
+                        "reason": _first_line(reason),
+                    },
                 )
             )
 
@@ -281,6 +294,7 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
                 "inconclusive",
                 f"the photos cannot confirm the score: {exc}",
                 {"differences": differences},
+                {"reason": str(exc)},
             ),
         )
     if photo_points is not None and photo_points != hand.points:
@@ -304,6 +318,13 @@ def _check(item: _Loaded, recognize: Recognizer | None, reconcile: Reconciler | 
                     "photos": photo_points,
                     "differences": differences,
                     "photos_certain": certain,
+                },
+                {
+                    "ra": hand.points_a,
+                    "rb": hand.points_b,
+                    "pa": photo_points["a"],
+                    "pb": photo_points["b"],
+                    "certain": certain,
                 },
             ),
         )
