@@ -1,7 +1,8 @@
 """Translations of the page: Italian first, English on request.
 
-Every user-facing string of the page is a key in `scopa/locales/<lang>.json`; placeholders use
-`str.format` fields (`"Mano {number}"`). A key missing in English falls back to Italian; a key
+Every user-facing string of the pages (the single-match page and the tournament pages, whose
+keys start with `tour.`) is a key in the one catalogue `scopa/locales/<lang>.json`; placeholders
+use `str.format` fields (`"Mano {number}"`). A key missing in English falls back to Italian; a key
 missing in Italian is a programming error (the tests check both catalogs have the same keys).
 """
 
