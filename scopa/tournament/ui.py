@@ -25,12 +25,15 @@ from scopa.ui.draft import (
 from scoring import Card
 
 from .db import default_url
+from .errors import TournamentError
 from .records import SIDES, GroupStandings, MatchView
 from .service import TableDesk, TournamentService
 from .text import DEFAULT_LANGUAGE, LANGUAGES, TournamentText
 
 if TYPE_CHECKING:
     from vision import PhotoResult
+
+    from .verify import Finding
 
 LANG = "lang"
 
@@ -93,6 +96,39 @@ def header(title: str) -> None:
 def pair_names(match: MatchView) -> dict[str, str]:
     """Side key to pair name, as the hand entry and the scoreboard name the sides."""
     return {"a": match.pair_a.name, "b": match.pair_b.name if match.pair_b else "—"}
+
+
+def describe_error(exc: Exception, t: TournamentText) -> str:
+    """An error of the service in the page's language: `tour.error.<code>` when the error has a
+    code the catalogue knows, else its own (English) message."""
+    if isinstance(exc, TournamentError) and exc.code and t.has(f"tour.error.{exc.code}"):
+        return t(f"tour.error.{exc.code}", **exc.params)
+    return str(exc)
+
+
+def describe_finding(
+    finding: Finding, t: TournamentText, tr: Translator, names: Mapping[str, str]
+) -> str:
+    """A verification finding's sentence in the page's language (`tour.finding.<kind>.detail`),
+    sides named by their pair and cards as the players name them."""
+    params = dict(finding.params)
+    if "side" in params:
+        params["side"] = names.get(params["side"], params["side"])
+    if finding.kind == "incomplete":
+        missing = finding.details.get("missing", [])
+        params["cards"] = tr.cards(Card.parse(code) for code in missing)
+    if finding.kind == "score-differs":
+        certain = params.pop("certain", True)
+        params["doubt"] = "" if certain else t("tour.finding.score-differs.doubt")
+    key = f"tour.finding.{finding.kind}.detail"
+    if not t.has(key):
+        return finding.message
+    if params.get("count") == 1 and t.has(f"{key}.one"):
+        key += ".one"
+    try:
+        return t(key, **params)
+    except (KeyError, IndexError):  # a finding stored before its params were
+        return finding.message
 
 
 def standings_frame(table: GroupStandings, t: TournamentText) -> pd.DataFrame:
