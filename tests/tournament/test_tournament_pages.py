@@ -150,3 +150,95 @@ def test_referee_swaps_two_pairs_of_a_swiss_round(db_url, service, make_tourname
     assert not app.exception and not app.error
     (now_first,) = [m for m in service.matches(tournament, 1) if m.id == first.id]
     assert now_first.pair_b.id == second.pair_b.id
+
+
+def logged_in(password: str = PASSWORD) -> AppTest:
+    app = page("1_Arbitro.py").run()
+    app.text_input[0].input(password)
+    app.button[0].click().run()
+    assert not app.exception
+    return app
+
+
+def test_referee_errors_and_findings_are_in_the_page_language(started):
+    # A finding of the verification: the hands were entered without photos.
+    app = logged_in()
+    next(b for b in app.button if b.label == "Verifica dalle foto").click().run()
+    assert not app.exception
+    shown = texts_of(app)
+    assert "**Senza foto**: nessuna foto registrata per questa mano" in shown
+    assert "no photos stored" not in shown
+    # An error of the service: a new password shorter than the minimum.
+    new = next(w for w in app.text_input if w.label == "Nuova password")
+    again = next(w for w in app.text_input if w.label == "Ripeti la password")
+    new.input("corta")
+    again.input("corta")
+    next(b for b in app.button if b.label == "Cambia password").click().run()
+    errors = [e.value for e in app.error]
+    assert any("servono almeno 10 caratteri" in e for e in errors), errors
+    assert not any("characters required" in e for e in errors)
+
+
+def test_referee_login_tells_too_many_attempts_from_a_wrong_password(started, monkeypatch):
+    from scopa.tournament.security import FailureThrottle, TooManyAttempts
+
+    def refuse(self, key, scope):
+        raise TooManyAttempts(
+            "too many wrong attempts: try again in 12 s", "too_many_attempts", seconds=12
+        )
+
+    monkeypatch.setattr(FailureThrottle, "check", refuse)
+    app = page("1_Arbitro.py").run()
+    app.text_input[0].input(PASSWORD)
+    app.button[0].click().run()
+    errors = [e.value for e in app.error]
+    assert errors == ["Troppi tentativi sbagliati: riprova tra 12 s."]
+
+
+def test_referee_corrects_any_recorded_hand(started, service):
+    _, referee, matches = started
+    first = referee.hands(matches[0].id)[0]
+    app = logged_in()
+    assert "Mani" in [tab.label for tab in app.tabs]
+    app.toggle(key=f"hands-fixing-{first.id}").set_value(True).run()
+    assert not app.exception
+    key = f"hands-fix-{first.id}"
+    hand = small_hand("b")
+    for side, name in (("a", matches[0].pair_a.name), ("b", matches[0].pair_b.name)):
+        chosen = set(hand[side]["cards"])
+        for suit in "DCSB":
+            app.pills(key=f"{key}:grid:{name}:{suit}").set_value(
+                [c for c in CARD_CODES if c.endswith(suit) and c in chosen]
+            )
+        app.run()
+    app.button(key=f"{key}:save").click().run()
+    assert not app.exception and not app.error
+    corrected = referee.hand(first.id)
+    assert corrected.review == "corrected"
+    assert set(corrected.sides["a"]["cards"]) == set(hand["a"]["cards"])
+    assert corrected.points != first.points
+    assert [e.action for e in referee.audit(hand_id=first.id)][-1] == "hand-corrected"
+
+
+def test_round_robin_offers_the_next_round_only_when_every_match_is_finished(
+    db_url, service, make_tournament, monkeypatch
+):
+    monkeypatch.setenv("SCOPA_TOURNAMENT_DB", db_url)
+    tournament = make_tournament(pairs=4, knockout_size=2, name="Girone")
+    referee = service.referee(tournament, PASSWORD)
+    matches = referee.start()
+    for match in matches[:-1]:
+        play_match(service, referee, match, "a")
+    app = logged_in()
+    assert not any(b.label == "Abbina il turno successivo" for b in app.button)
+    last = matches[-1]
+    assert any(
+        f"turno {last.round_number}, tavoli {last.table_number}" in c.value for c in app.caption
+    )
+
+    play_match(service, referee, last, "a")
+    app = logged_in()
+    assert not any("Si gioca ancora" in c.value for c in app.caption)
+    next(b for b in app.button if b.label == "Abbina il turno successivo").click().run()
+    assert not app.exception and not app.error
+    assert service.tournament(tournament).stage == "knockout"
