@@ -25,7 +25,7 @@ from scopa.i18n import LANGUAGES, Translator, catalog
 from scopa.storage import MatchRepository
 from scopa.ui.draft import HandDraft, MemoryDraftStore, evaluate
 from scopa.ui.export import match_csv, replay, score_history
-from scoring import CARD_CODES, DECK, Card, Match, Rules, SideInput
+from scoring import CARD_CODES, DECK, Card, Match, Rules, SideInput, score_hand
 from vision import DetectedCard, PhotoResult
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -673,6 +673,43 @@ def test_the_hand_entry_serves_other_pages_with_their_own_store():
     assert len(saved["Bianchi"]["cards"]) == 27
 
 
+MARKDOWN_NAME = "![x](http://192.0.2.1/pixel.png) **Rossi**"
+
+
+def _named_sides_page() -> None:
+    import streamlit as st
+
+    from scopa.i18n import Translator
+    from scopa.ui.draft import MemoryDraftStore
+    from scopa.ui.hand_entry import render_hand_entry
+    from scoring import Rules
+
+    name = "![x](http://192.0.2.1/pixel.png) **Rossi**"
+    store = st.session_state.setdefault("store", MemoryDraftStore([name, "Bianchi"]))
+    render_hand_entry(store, Rules.from_preset("assi"), Translator("en"), key="named")
+
+
+def test_names_typed_by_players_are_not_markdown_in_tabs_and_primiera():
+    from scopa.plaintext import escape_markdown
+    from scopa.ui.breakdown import primiera_line
+
+    at = AppTest.from_function(_named_sides_page).run()
+    check_no_exception(at)
+    labels = [tab.label for tab in at.tabs]
+    assert labels == [escape_markdown(MARKDOWN_NAME), "Bianchi"]
+
+    rest = [code for code in CARD_CODES if code not in DENARI]
+    result = score_hand(
+        {MARKDOWN_NAME: {"cards": DENARI, "scope": 0}, "Bianchi": {"cards": rest, "scope": 0}},
+        Rules.from_preset("classica"),
+    )
+    line = primiera_line(result.sides[MARKDOWN_NAME], Translator("en"))
+    assert line.startswith(escape_markdown(MARKDOWN_NAME) + ":")
+    assert "![" not in line
+    plain = primiera_line(result.sides[MARKDOWN_NAME], Translator("en", markdown=False))
+    assert plain.startswith(MARKDOWN_NAME + ":")
+
+
 # -- the match as data -----------------------------------------------------------------------
 
 
@@ -765,7 +802,9 @@ def test_a_hand_from_photos_with_the_committed_models(db_url, repo):
         scene = render_scene(rng, assets, pile, "grid", size=(1600, 1200), distractors=False)
         photo = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
         upload(at, key, side, (f"{side}.jpg", photo, "image/jpeg"))
-        assert any(s.value.startswith(f"{side}.jpg: ") and "riconosciut" in s.value for s in at.success)
+        assert any(
+            s.value.startswith(f"{side}.jpg: ") and "riconosciut" in s.value for s in at.success
+        )
     assert len(at.image) == 2  # each photo shown back with its cards outlined and labelled
 
     stored = repo.list_matches()[0]

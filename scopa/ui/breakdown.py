@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from scopa.i18n import Translator
+from scopa.plaintext import escape_markdown
 from scoring import DECK, HandResult, Rules, SideResult, Suit
 
 NAPOLA_RUN = tuple(card for card in DECK if card.suit is Suit.DENARI)
@@ -86,9 +87,11 @@ def primiera_line(side: SideResult, t: Translator) -> str:
     """ "Noi: 7 di denari 21 + ... = 81", the four cards that make a side's primiera."""
     cards = [side.primiera_cards[suit] for suit in Suit if suit in side.primiera_cards]
     if not cards:
-        return t("breakdown.primiera_none", side=side.name)
+        return t("breakdown.primiera_none", side=side.name)  # the translator escapes fields
     parts = " + ".join(f"{t.card(card)} {card.primiera_value}" for card in cards)
-    line = f"{side.name}: {parts} = {side.primiera_sum}"
+    # A name typed by players shows as typed, not as Markdown (an image, a link).
+    name = escape_markdown(side.name) if t.markdown else side.name
+    line = f"{name}: {parts} = {side.primiera_sum}"
     if side.primiera is None:
         line += " " + t("breakdown.primiera_ineligible")
     return line

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from scopa.i18n import Translator
+from scopa.plaintext import escape_markdown
 from scopa.ui.breakdown import render_breakdown
 from scopa.ui.draft import (
     MANUAL,
@@ -141,7 +142,7 @@ def _hand_entry_fragment(
     evaluation = evaluate_cached(draft, rules, key)
 
     # Tab labels never change: a changed label makes the browser show the first tab again.
-    tabs = st.tabs(list(draft.sides))
+    tabs = st.tabs([escape_markdown(side) for side in draft.sides])  # names as typed
     for side, tab in zip(draft.sides, tabs, strict=True):
         with tab:
             if draft.mode == PHOTOS:
@@ -316,7 +317,9 @@ class _Entry:
             jpeg = _annotated(photo.sha256, tuple(numbers), tuple(colors), self.store, photo)
             st.image(
                 jpeg,
-                caption=t.n("photo.caption", len(evaluation.photo_cards(photo)), name=photo.filename),
+                caption=t.n(
+                    "photo.caption", len(evaluation.photo_cards(photo)), name=photo.filename
+                ),
             )
         except Exception:
             log.exception("cannot draw photo %s", photo.filename)
@@ -628,7 +631,9 @@ class _Entry:
                 )
                 for side, card_shown in conflict.shown
             )
-            st.error(t("check.conflict_shown", card=t.card(card), owner=conflict.owner, boxes=shown))
+            st.error(
+                t("check.conflict_shown", card=t.card(card), owner=conflict.owner, boxes=shown)
+            )
         else:
             st.error(t("check.conflict", card=t.card(card), sides=", ".join(sides)))
         self._side_buttons(
