@@ -143,7 +143,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
     url = f"sqlite:///{folder / 'scopa.sqlite'}"
     match_id = _seed(url)
     port = _free_port()
-    env = {**os.environ, "SCOPA_DB_URL": url, "HOME": str(folder)}
+    tournaments = f"sqlite:///{folder / 'tornei.sqlite'}"
+    env = {
+        **os.environ,
+        "SCOPA_DB_URL": url,
+        "SCOPA_TOURNAMENT_DB": tournaments,
+        "HOME": str(folder),
+    }
     process = subprocess.Popen(
         [
             sys.executable,
@@ -180,6 +186,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
                     output = process.stdout.read().decode() if process.poll() is not None else ""
                     pytest.fail(f"streamlit did not start on port {port}: {output[-2000:]}")
                 time.sleep(0.5)
+        os.environ.setdefault("SCOPA_BROWSER_TOURNAMENT_DB", tournaments)  # for the tests
         yield base, match_id
     finally:
         process.terminate()
@@ -367,9 +374,9 @@ def _whole_hand(page, script_errors, photos) -> None:
     _settled(page)
     page.get_by_role("tab", name="Loro").click()
     _settled(page)
-    page.locator('[role="tabpanel"]:visible [data-testid="stFileUploaderDropzoneInput"]').set_input_files(
-        str(photos["loro"])
-    )
+    page.locator(
+        '[role="tabpanel"]:visible [data-testid="stFileUploaderDropzoneInput"]'
+    ).set_input_files(str(photos["loro"]))
     page.get_by_text(re.compile(r"loro\.jpg: \d+ carte riconosciute")).wait_for(timeout=120_000)
     _settled(page)
     loro_tab = page.get_by_role("tab", name="Loro")
@@ -452,3 +459,74 @@ def _whole_hand(page, script_errors, photos) -> None:
     )
     print(f"\nlatency to settle: {report}; first fix {elapsed:.2f} s")
     (ARTIFACTS / "table-latency.txt").write_text(report + "\n")
+
+
+TOURNAMENT_PASSWORD = "arbitro-di-prova"
+
+
+def test_a_small_tournament_in_chromium(server, browser):
+    """The referee sets up a tournament on Arbitro, one table's hand is recorded with its code,
+    the Tavolo page shows it, and Classifica shows the standings on a 1280x720 projector."""
+    from scopa.tournament import TableHandSubmission, TournamentService
+
+    base, _ = server
+    page, script_errors = _open(browser, f"{base}/Arbitro?lang=it", wait_for="Crea il torneo")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    try:
+        page.get_by_role("textbox", name="Nome del torneo").fill("Coppa del Browser")
+        page.get_by_role("textbox", name="Coppie, una per riga").fill(
+            "Rossi;Mario Rossi;Anna Rossi\nBianchi\nVerdi\nNeri"
+        )
+        page.get_by_role("textbox", name="Password dell'arbitro").fill(TOURNAMENT_PASSWORD)
+        page.get_by_role("textbox", name="Ripeti la password").fill(TOURNAMENT_PASSWORD)
+        _tournament_shot(page, "01-referee-setup")
+        page.get_by_role("button", name="Crea il torneo").click()
+        page.get_by_role("tab", name="Coppie").wait_for(timeout=60_000)
+        _settled(page)
+        page.get_by_role("button", name="Comincia il torneo (abbina i turni)").click()
+        page.get_by_text("Girone all'italiana", exact=False).first.wait_for(timeout=60_000)
+        _settled(page)
+        _tournament_shot(page, "02-referee-started")
+
+        # One table's hand, recorded through its code (as the table's phone does).
+        service = TournamentService.open(os.environ["SCOPA_BROWSER_TOURNAMENT_DB"])
+        (info,) = service.tournaments()
+        referee = service.referee(info.id, TOURNAMENT_PASSWORD)
+        match, code = referee.table_codes(1)[0]
+        noi = [c for i, c in enumerate(CARD_CODES) if i % 2 == 0]
+        sides = {
+            "a": {"cards": noi, "scope": 1},
+            "b": {"cards": [c for c in CARD_CODES if c not in noi], "scope": 0},
+        }
+        service.table(code).submit_hand(TableHandSubmission(submission_id="browser-1", sides=sides))
+
+        table, table_errors = _open(browser, f"{base}/Tavolo?codice={code}", wait_for="Mano 2")
+        assert match.pair_a.name in table.inner_text("body")
+        assert table.locator('[data-testid="stException"]').count() == 0
+        _tournament_shot(table, "03-table")
+        assert not table_errors, table_errors
+
+        board, board_errors = _open(browser, f"{base}/Classifica", wait_for="Classifica")
+        board.set_viewport_size({"width": 1280, "height": 720})
+        board.wait_for_timeout(1500)
+        ARTIFACTS.mkdir(exist_ok=True)
+        board.screenshot(path=str(ARTIFACTS / "tournament-04-board-1280x720.png"))
+        text = board.inner_text("body")
+        assert "Turno 1" in text and match.pair_a.name in text
+        # Every column of the standings fits the projector's width.
+        last = board.locator('[data-testid="stTable"] th', has_text="Diff.").first
+        box = last.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 1280
+        assert board.locator('[data-testid="stException"]').count() == 0
+        assert not board_errors, board_errors
+    except Exception:
+        _tournament_shot(page, "failure")
+        raise
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert not script_errors, script_errors
+
+
+def _tournament_shot(page, step: str) -> None:
+    size = dict(page.viewport_size)
+    _screenshot_whole(page, f"tournament-{step}.png")
+    page.set_viewport_size(size)
