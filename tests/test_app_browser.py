@@ -143,6 +143,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
     url = f"sqlite:///{folder / 'scopa.sqlite'}"
     match_id = _seed(url)
     port = _free_port()
+    log_path = folder / "streamlit.log"
+    log = log_path.open("wb")
     tournaments = f"sqlite:///{folder / 'tornei.sqlite'}"
     env = {
         **os.environ,
@@ -170,7 +172,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
         ],  # fmt: skip
         cwd=ROOT,
         env=env,
-        stdout=subprocess.PIPE,
+        # A file, not a pipe: nobody reads a pipe while the tests run, and a server whose log
+        # fills the pipe's buffer blocks on its next write, serving nothing more.
+        stdout=log,
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
@@ -183,7 +187,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
                         break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    output = process.stdout.read().decode() if process.poll() is not None else ""
+                    output = log_path.read_text(errors="replace")
                     pytest.fail(f"streamlit did not start on port {port}: {output[-2000:]}")
                 time.sleep(0.5)
         os.environ.setdefault("SCOPA_BROWSER_TOURNAMENT_DB", tournaments)  # for the tests
@@ -194,6 +198,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             process.kill()
+        log.close()
+        # Shown by pytest beside a failing test of this module: what the server said.
+        print(f"streamlit's log, last 3000 characters:\n{log_path.read_text(errors='replace')[-3000:]}")
 
 
 @pytest.fixture(scope="module")
