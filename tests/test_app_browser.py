@@ -200,7 +200,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
             process.kill()
         log.close()
         # Shown by pytest beside a failing test of this module: what the server said.
-        print(f"streamlit's log, last 3000 characters:\n{log_path.read_text(errors='replace')[-3000:]}")
+        print(
+            f"streamlit's log, last 3000 characters:\n{log_path.read_text(errors='replace')[-3000:]}"
+        )
 
 
 @pytest.fixture(scope="module")
