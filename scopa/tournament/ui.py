@@ -132,7 +132,7 @@ def describe_finding(
 
 
 def standings_frame(table: GroupStandings, t: TournamentText) -> pd.DataFrame:
-    columns = ("rank", "pair", "players", "played", "won", "lost")
+    columns: tuple[str, ...] = ("rank", "pair", "players", "played", "won", "lost")
     columns += ("points_for", "points_against", "difference")
     records = []
     for row in table.rows:

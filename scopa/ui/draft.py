@@ -388,9 +388,9 @@ def evaluate_manual(draft: HandDraft, rules: Rules) -> HandEvaluation:
     conflicts = tuple(
         Conflict(card, tuple(names)) for card, names in sorted(holders.items()) if len(names) > 1
     )
-    cards = {side: tuple(sorted(picked[side])) for side in draft.sides}
+    by_side = {side: tuple(sorted(picked[side])) for side in draft.sides}
     missing = tuple(card for card in DECK if card not in holders)
-    evaluation = HandEvaluation(cards=cards, missing=missing, conflicts=conflicts)
+    evaluation = HandEvaluation(cards=by_side, missing=missing, conflicts=conflicts)
     if conflicts:
         return evaluation
     return _scored(evaluation, draft, rules)

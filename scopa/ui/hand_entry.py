@@ -38,7 +38,7 @@ from scopa.ui.photos import (
     PhotoRejected,
     display_image,
     draw_marks,
-    recognise_photo,
+    recognize_photo,
 )
 from scoring import DECK, Card, HandResult, Rules, SideInput, Suit
 
@@ -297,7 +297,7 @@ class _Entry:
                 if self.recognizer is None:
                     raise PhotoRejected("photo.no_recognizer")
                 with st.spinner(t("photo.recognising", name=name)):
-                    result = recognise_photo(data, name, self.recognizer)
+                    result = recognize_photo(data, name, self.recognizer)
                 self.store.add_photo(side, data, name, result)
                 messages.append(("success", "", name))
             except PhotoRejected as exc:
@@ -422,7 +422,9 @@ class _Entry:
             st.session_state.get(self.k("complement", part)) for part in ("on", "side", "n")
         )
         draft = self.store.load()
-        complement = (side, int(count)) if on and side in draft.sides else None
+        complement = (
+            (side, int(count)) if on and side in draft.sides and count is not None else None
+        )
         self.store.save_entry(replace(draft, complement=complement))
 
     # -- manual grid -------------------------------------------------------------------------
@@ -571,12 +573,16 @@ class _Entry:
                 st.markdown(
                     t("check.deciding", card=t.card(card), categories=", ".join(deciding[card]))
                 )
+
+                def add_args(side: str, card: Card = card) -> tuple[Card, str]:
+                    return (card, side)
+
                 self._side_buttons(
                     draft.sides,
                     lambda side: t("fix.add_to", side=side),
                     f"add:{card}",
                     self._add,
-                    lambda side, card=card: (card, side),
+                    add_args,
                 )
         elif len(deciding) <= DECIDING_LISTED:
             st.markdown(t("check.deciding_many", cards=t.cards(sorted(deciding))))

@@ -61,6 +61,8 @@ def render_outcome(match: Match, t: Translator) -> None:
 def render_chart(match: Match, t: Translator) -> None:
     """The running totals over the hands, with the target as a dashed line."""
     history = score_history(match)
+    target_points = match.rules.target
+    assert target_points is not None  # Rules.__post_init__ fills it from the preset
     lines = (
         alt.Chart(history)
         .mark_line(point=True)
@@ -69,7 +71,7 @@ def render_chart(match: Match, t: Translator) -> None:
             y=alt.Y(
                 "total:Q",
                 title=t("chart.points"),
-                scale=alt.Scale(domain=[0, max(match.rules.target, *match.totals.values())]),
+                scale=alt.Scale(domain=[0, max(target_points, *match.totals.values())]),
             ),
             color=alt.Color(
                 "side:N", title=None, sort=list(match.sides), legend=alt.Legend(orient="bottom")

@@ -33,7 +33,7 @@ class PhotoRejected(Exception):
         self.fields = fields
 
 
-def recognise_photo(
+def recognize_photo(
     data: bytes, filename: str, recognizer: Callable[[], CardRecognizer]
 ) -> PhotoResult:
     """Recognise the cards of an uploaded photo, or raise PhotoRejected saying why not.

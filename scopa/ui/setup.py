@@ -129,9 +129,10 @@ def render_match_setup(t: Translator) -> MatchSetup | None:
         ).strip()
         for n, default in enumerate(defaults, start=1)
     ]
+    dealers: list[str | None] = [name for name in names if name] or [None]
     dealer = st.selectbox(
         t("setup.dealer"),
-        [name for name in names if name] or [None],
+        dealers,
         format_func=lambda name: name or "—",
         key=_k(f"dealer:{table_format}"),
     )
