@@ -85,9 +85,22 @@ class GeneratorConfig:
     heaps: bool = False  # detector piles mostly cascades and scatters (PILE_CROP_LAYOUT_WEIGHTS)
 
 
-_assets: Assets | None = None
-_real_photos: list[tuple[str, np.ndarray, np.ndarray]] = []
-_config: GeneratorConfig | None = None
+@dataclass(frozen=True)
+class _WorkerState:
+    """What one process draws with: the settings and the faces, backs and photos they load."""
+
+    config: GeneratorConfig
+    assets: Assets
+    real_photos: list[tuple[str, np.ndarray, np.ndarray]]  # (code, photo, card corners)
+
+
+_worker: _WorkerState | None = None
+
+
+def _state() -> _WorkerState:
+    if _worker is None:
+        raise RuntimeError("the generator's worker was not initialised (_init_worker)")
+    return _worker
 
 
 def _crop_name(kind: str, split: str, index: int, k: int | None = None) -> str:
@@ -95,28 +108,28 @@ def _crop_name(kind: str, split: str, index: int, k: int | None = None) -> str:
     the crops of data sets drawn with different seeds distinct, so that they can be merged
     into one folder (by hard links) without one replacing another."""
     box = "" if k is None else f"_{k:02d}"
-    return f"{kind}_s{_config.seed}_{split}_{index:06d}{box}.jpg"
+    return f"{kind}_s{_state().config.seed}_{split}_{index:06d}{box}.jpg"
 
 
 def _init_worker(config: GeneratorConfig) -> None:
     """Load faces, backs and surfaces once per process."""
-    global _assets, _config, _real_photos
-    _config = config
+    global _worker
     scan_faces = face_lib.load_scan_faces(config.shared)
     real_faces = face_lib.load_real_faces(config.shared, exclude_decks=config.exclude_real_decks)
-    _assets = Assets(
+    assets = Assets(
         scan_faces + real_faces,
         face_lib.load_backs(config.shared),
         face_lib.real_photo_margins(config.shared),
     )
-    _real_photos = [
+    real_photos = [
         (c, p, q)
         for c, _deck, p, q in face_lib.iter_real_photos(config.shared, config.exclude_real_decks)
     ]
+    _worker = _WorkerState(config, assets, real_photos)
 
 
 def _rng(split: str, index: int, stream: int) -> np.random.Generator:
-    return np.random.default_rng([_config.seed, stream, SPLIT_IDS[split], index])
+    return np.random.default_rng([_state().config.seed, stream, SPLIT_IDS[split], index])
 
 
 def _pick_deck(rng: np.random.Generator) -> list[face_lib.Face]:
@@ -124,13 +137,13 @@ def _pick_deck(rng: np.random.Generator) -> list[face_lib.Face]:
     p = np.array([DECK_WEIGHTS[n] for n in names], float)
     name = names[rng.choice(len(names), p=p / p.sum())]
     if name == "real":
-        real_decks = sorted({f.deck for f in _assets.faces if f.real})
+        real_decks = sorted({f.deck for f in _state().assets.faces if f.real})
         if not real_decks:
             name = "napoletane-hires"
         else:
             deck = real_decks[rng.integers(len(real_decks))]
-            return [f for f in _assets.faces if f.deck == deck]
-    return [f for f in _assets.faces if f.deck == name and not f.real]
+            return [f for f in _state().assets.faces if f.deck == deck]
+    return [f for f in _state().assets.faces if f.deck == name and not f.real]
 
 
 def scene_for(
@@ -144,7 +157,7 @@ def scene_for(
     rng = _rng(split, index, stream=1)
     deck = _pick_deck(rng)
     if layout is None:
-        weights = PILE_CROP_LAYOUT_WEIGHTS if _config.heaps else LAYOUT_WEIGHTS
+        weights = PILE_CROP_LAYOUT_WEIGHTS if _state().config.heaps else LAYOUT_WEIGHTS
         layout = LAYOUTS[rng.choice(len(LAYOUTS), p=[weights[k] for k in LAYOUTS])]
     # Mostly whole piles (10-30 cards), sometimes a few big cards, as in a close-up photo.
     n = n_cards or (
@@ -154,7 +167,7 @@ def scene_for(
     if rng.random() < 0.5:  # portrait photos as often as landscape ones
         size = (size[1], size[0])
     return render_scene(
-        rng, _assets, chosen, layout, size=size, turn=draw_turn(rng), overflow=CUT_OFF_SHARE
+        rng, _state().assets, chosen, layout, size=size, turn=draw_turn(rng), overflow=CUT_OFF_SHARE
     )
 
 
@@ -164,7 +177,7 @@ def obb_label_lines(scene, min_visible: float = MIN_VISIBLE) -> list[str]:
     for card in scene.cards:
         if card.visible < min_visible:
             continue
-        pts = (card.quad / np.float32([w, h])).clip(0, 1).ravel()
+        pts = (card.quad / np.array([w, h], np.float32)).clip(0, 1).ravel()
         lines.append("0 " + " ".join(f"{v:.6f}" for v in pts))
     return lines
 
@@ -187,19 +200,19 @@ def _write_identify_item(job: tuple[str, int, str, int]) -> None:
     """One crop: a synthetic photo of a face, or a real photo cut with jittered corners."""
     split, index, out, crop_size = job
     rng = _rng(split, index, stream=2)
-    if _real_photos and rng.random() < 0.25:
-        code, photo, quad = _real_photos[rng.integers(len(_real_photos))]
-        jitter = rng.normal(0, 0.03, (4, 2)).astype(np.float32) * np.float32(
-            [np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0])]
+    if _state().real_photos and rng.random() < 0.25:
+        code, photo, quad = _state().real_photos[rng.integers(len(_state().real_photos))]
+        jitter = rng.normal(0, 0.03, (4, 2)).astype(np.float32) * np.array(
+            [np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0])], np.float32
         )
         corners = (
             np.roll(quad, 2 * int(rng.random() < 0.5), axis=0) + jitter
         )  # upside down half the time
         crop = warp_crop(photometric.camera(rng, photo.astype(np.float32)), corners, crop_size)
     else:
-        face = _assets.faces[rng.integers(len(_assets.faces))]
+        face = _state().assets.faces[rng.integers(len(_state().assets.faces))]
         code = face.code
-        crop = render_card_crop(rng, _assets, face, crop_size)
+        crop = render_card_crop(rng, _state().assets, face, crop_size)
     path = Path(out) / split / code / _crop_name("card", split, index)
     cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
 
@@ -220,7 +233,7 @@ def _render_pile(
     size = (1024, 768) if rng.random() < 0.5 else (768, 1024)
     return render_scene(
         rng,
-        _assets,
+        _state().assets,
         chosen,
         layout,
         size=size,
@@ -239,8 +252,10 @@ def pile_crop_quad(rng: np.random.Generator, quad: np.ndarray) -> np.ndarray:
     center = quad.mean(0)
     width = float(np.linalg.norm(quad[1] - quad[0]))
     angle = np.deg2rad(rng.normal(0, 2.0))
-    rotation = np.float32([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
-    scale = np.float32(rng.normal(1, 0.04, 2)).clip(0.88, 1.12)
+    rotation = np.array(
+        [[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32
+    )
+    scale = np.array(rng.normal(1, 0.04, 2), np.float32).clip(0.88, 1.12)
     local = (quad - center) @ rotation.T
     # Scale along the card's own axes, not the image's.
     axes = np.stack([quad[1] - quad[0], quad[3] - quad[0]]).astype(np.float32)
@@ -361,7 +376,7 @@ def _write_hard_negative_item(job: tuple[str, int, str, int, str]) -> int:
 def _is_clear_of_cards(quad: np.ndarray, cards: list[np.ndarray], shape: tuple[int, int]) -> bool:
     """Mostly inside the photo, and no more than a sliver of any card in it."""
     h, w = shape
-    inside = intersection_area(quad, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    inside = intersection_area(quad, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
     if inside < 0.7 * polygon_area(quad):
         return False
     for card in cards:
@@ -387,7 +402,7 @@ def negative_quads(
     pips (what the detector draws on a close-up when it takes a pip for a card).
     """
     out: list[np.ndarray] = []
-    candidates = [pile_crop_quad(rng, np.float32(q)) for q in lookalikes]
+    candidates = [pile_crop_quad(rng, np.array(q, np.float32)) for q in lookalikes]
     for _ in range(count * 12):
         if len(out) >= count:
             break
@@ -395,9 +410,9 @@ def negative_quads(
             quad = candidates.pop()
         elif cards and rng.random() < pip_share:
             card = cards[rng.integers(len(cards))]
-            center = card.mean(0) + rng.uniform(-0.25, 0.25, 2) * card_width
+            cx, cy = card.mean(0) + rng.uniform(-0.25, 0.25, 2) * card_width
             width = float(np.linalg.norm(card[1] - card[0])) * rng.uniform(0.2, 0.4)
-            quad = card_quad(*center, width, rng.uniform(0, 360))
+            quad = card_quad(cx, cy, width, rng.uniform(0, 360))
             # Lying on a card by design, so only the IoU rule applies, not _is_clear_of_cards.
             if max(polygon_iou(quad, c) for c in cards) <= NEGATIVE_MAX_IOU:
                 out.append(quad)
@@ -421,8 +436,8 @@ def _write_negative_item(job: tuple[str, int, str, int]) -> int:
     """Crops with no card in them, from a generated pile (or, for training, a real photo)."""
     split, index, out, crop_size = job
     rng = _rng(split, index, stream=5)
-    if split == "train" and _real_photos and rng.random() < 0.2:
-        _code, photo, quad = _real_photos[rng.integers(len(_real_photos))]
+    if split == "train" and _state().real_photos and rng.random() < 0.2:
+        _code, photo, quad = _state().real_photos[rng.integers(len(_state().real_photos))]
         image = photometric.camera(rng, photo.astype(np.float32))
         cards, lookalikes = [quad], []
         card_width = float(np.linalg.norm(quad[1] - quad[0])) * rng.uniform(0.35, 0.7)
@@ -494,7 +509,7 @@ def _write_real_detection_photos(out: Path, config: GeneratorConfig) -> int:
         cv2.imwrite(
             str(out / "images" / "train" / f"{stem}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 95]
         )
-        corners = (quad / np.float32([w, h])).clip(0, 1).ravel()
+        corners = (quad / np.array([w, h], np.float32)).clip(0, 1).ravel()
         (out / "labels" / "train" / f"{stem}.txt").write_text(
             "0 " + " ".join(f"{v:.6f}" for v in corners) + "\n"
         )
@@ -513,7 +528,8 @@ def write_closeup_mix(
     """
     detect_dir = Path(detect_dir)
     images = sorted((detect_dir / "images" / "train").glob("*.jpg"))
-    closeups, piles = [], []
+    closeups: list[Path] = []
+    piles: list[Path] = []
     for image in images:
         label = detect_dir / "labels" / "train" / f"{image.stem}.txt"
         n = sum(1 for line in label.read_text().splitlines() if line.strip())
@@ -590,7 +606,7 @@ def iter_scenes(
     config: GeneratorConfig, split: str, indices: Iterable[int], size=(1024, 768), **kwargs
 ):
     """Scenes for benchmarks and tests, in this process."""
-    if _config != config:
+    if _worker is None or _worker.config != config:
         _init_worker(config)
     for index in indices:
         yield scene_for(split, index, size, **kwargs)
@@ -603,7 +619,7 @@ def hand_scenes(
 
     Returns a list of (codes, scene) per side. Used by the hand benchmark, never for training.
     """
-    if _config != config:
+    if _worker is None or _worker.config != config:
         _init_worker(config)
     rng = _rng("val", index, stream=3)
     deck = _pick_deck(rng)
@@ -622,7 +638,7 @@ def hand_scenes(
         # Both sides' photos are taken from wherever that side sits: each its own turn.
         scene = render_scene(
             rng,
-            _assets,
+            _state().assets,
             faces,
             layout,
             size=size if rng.random() < 0.5 else (size[1], size[0]),

@@ -22,8 +22,9 @@ from .faces import CARD_ASPECT, FACE_HEIGHT, FACE_WIDTH, Face
 from .surfaces import make_surface
 
 LAYOUTS = ("grid", "rows", "fan", "cascade", "suit_columns", "hand_fan", "scatter")
-FACE_CORNERS = np.float32(
-    [[0, 0], [FACE_WIDTH - 1, 0], [FACE_WIDTH - 1, FACE_HEIGHT - 1], [0, FACE_HEIGHT - 1]]
+FACE_CORNERS = np.array(
+    [[0, 0], [FACE_WIDTH - 1, 0], [FACE_WIDTH - 1, FACE_HEIGHT - 1], [0, FACE_HEIGHT - 1]],
+    np.float32,
 )
 
 
@@ -61,15 +62,16 @@ def card_quad(cx: float, cy: float, width: float, angle_deg: float) -> np.ndarra
     height = width / CARD_ASPECT
     a = np.deg2rad(angle_deg)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
-    local = np.float32(
+    local = np.array(
         [
             [-width / 2, -height / 2],
             [width / 2, -height / 2],
             [width / 2, height / 2],
             [-width / 2, height / 2],
-        ]
+        ],
+        np.float32,
     )
-    return local @ rot.T + np.float32([cx, cy])
+    return local @ rot.T + np.array([cx, cy], np.float32)
 
 
 # --- layouts: each returns quads in plane coordinates inside the box (x0, y0, w, h), back to front.
@@ -78,13 +80,19 @@ def card_quad(cx: float, cy: float, width: float, angle_deg: float) -> np.ndarra
 def _grid(rng, n, box):
     x0, y0, w, h = box
     gap = rng.uniform(0.06, 0.35)
-    best = None
-    for cols in range(1, n + 1):
-        rows = -(-n // cols)
-        cw = min(w / (cols + (cols - 1) * gap), h * CARD_ASPECT / (rows + (rows - 1) * gap))
-        if best is None or cw > best[0]:
-            best = (cw, cols, rows)
-    cw, cols, rows = best
+    # The column count that gives the widest cards.
+    cw, cols, rows = max(
+        [
+            (
+                min(w / (cols + (cols - 1) * gap), h * CARD_ASPECT / (rows + (rows - 1) * gap)),
+                cols,
+                rows,
+            )
+            for cols in range(1, n + 1)
+            for rows in [-(-n // cols)]
+        ],
+        key=lambda option: option[0],  # the first of equals wins
+    )
     ch = cw / CARD_ASPECT
     quads = []
     for i in range(n):
@@ -100,15 +108,22 @@ def _rows(rng, n, box, overlap_range=(0.08, 0.34)):
     x0, y0, w, h = box
     overlap = rng.uniform(*overlap_range)
     row_gap = rng.uniform(-0.1, 0.15)  # rows may overlap a little vertically
-    best = None
-    for per_row in range(1, n + 1):
-        rows = -(-n // per_row)
-        cw = min(
-            w / (1 + (per_row - 1) * (1 - overlap)), h * CARD_ASPECT / (rows + (rows - 1) * row_gap)
-        )
-        if best is None or cw > best[0]:
-            best = (cw, per_row, rows)
-    cw, per_row, rows = best
+    # The row length that gives the widest cards.
+    cw, per_row, rows = max(
+        [
+            (
+                min(
+                    w / (1 + (per_row - 1) * (1 - overlap)),
+                    h * CARD_ASPECT / (rows + (rows - 1) * row_gap),
+                ),
+                per_row,
+                rows,
+            )
+            for per_row in range(1, n + 1)
+            for rows in [-(-n // per_row)]
+        ],
+        key=lambda option: option[0],  # the first of equals wins
+    )
     ch = cw / CARD_ASPECT
     quads = []
     for i in range(n):
@@ -128,13 +143,19 @@ def _cascade(rng, n, box, groups=None):
     step = rng.uniform(0.25, 0.67)  # fraction of card height that stays visible
     if groups:
         return _columns(rng, groups, box, step)
-    best = None
-    for cols in range(1, n + 1):
-        per_col = -(-n // cols)
-        cw = min(w / (cols + (cols - 1) * 0.1), h * CARD_ASPECT / (1 + (per_col - 1) * step))
-        if best is None or cw > best[0]:
-            best = (cw, cols, per_col)
-    cw, cols, per_col = best
+    # The column count that gives the widest cards.
+    cw, cols, per_col = max(
+        [
+            (
+                min(w / (cols + (cols - 1) * 0.1), h * CARD_ASPECT / (1 + (per_col - 1) * step)),
+                cols,
+                per_col,
+            )
+            for cols in range(1, n + 1)
+            for per_col in [-(-n // cols)]
+        ],
+        key=lambda option: option[0],  # the first of equals wins
+    )
     ch = cw / CARD_ASPECT
     quads = []
     for i in range(n):
@@ -178,11 +199,11 @@ def _hand_fan(rng, n, box):
         spread = rng.uniform(50, 150)
         reach = height * rng.uniform(0.3, 0.45)  # from the pivot to each card's centre
         row, col = divmod(k, per_row)
-        pivot = np.float32([col * height * 1.4, row * height * 1.3])
+        pivot = np.array([col * height * 1.4, row * height * 1.3], np.float32)
         for i in range(size):
             angle = -spread / 2 + spread * i / max(size - 1, 1) + rng.normal(0, 1.5)
             a = np.deg2rad(angle)
-            cx, cy = pivot + reach * np.float32([np.sin(a), -np.cos(a)])
+            cx, cy = pivot + reach * np.array([np.sin(a), -np.cos(a)], np.float32)
             quads.append(card_quad(cx, cy, width, angle + 180 * (rng.random() < 0.5)))
     return fit_into(quads, box)
 
@@ -193,7 +214,9 @@ def fit_into(quads: list[np.ndarray], box) -> list[np.ndarray]:
     low, high = pts.min(0), pts.max(0)
     x0, y0, w, h = box
     scale = min(w / max(high[0] - low[0], 1e-6), h / max(high[1] - low[1], 1e-6))
-    offset = np.float32([x0, y0]) + (np.float32([w, h]) - (high - low) * scale) / 2
+    offset = (
+        np.array([x0, y0], np.float32) + (np.array([w, h], np.float32) - (high - low) * scale) / 2
+    )
     return [((q - low) * scale + offset).astype(np.float32) for q in quads]
 
 
@@ -201,7 +224,7 @@ def turned(quads: list[np.ndarray], degrees: float, center) -> list[np.ndarray]:
     """The layout turned clockwise (image coordinates, y down) by `degrees` about `center`."""
     a = np.deg2rad(degrees)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
-    c = np.float32(center)
+    c = np.array(center, np.float32)
     return [((q - c) @ rot.T + c).astype(np.float32) for q in quads]
 
 
@@ -223,7 +246,8 @@ def _scatter(rng, n, box):
     cw = min(cw, min(w, h) / np.hypot(1, 1 / CARD_ASPECT) * 0.98)
     ch = cw / CARD_ASPECT
     r = np.hypot(cw, ch) / 2
-    quads, centers = [], []
+    quads: list[np.ndarray] = []
+    centers: list[tuple[float, float]] = []
     for _ in range(n):
         for _attempt in range(40):
             cx, cy = rng.uniform(x0 + r, x0 + w - r), rng.uniform(y0 + r, y0 + h - r)
@@ -269,8 +293,9 @@ def by_suit(faces: list[Face]) -> tuple[list[Face], list[int]]:
 
 def _wear(rng: np.random.Generator, face: np.ndarray) -> np.ndarray:
     """Old cards: a slightly yellowed, uneven paper tone and a gentle bend (curl)."""
-    bgr = face[..., :3].astype(np.float32)
-    tone = 1 - rng.uniform(0, 0.12) * np.float32([1.0, 0.5, 0.1])  # yellowing removes blue first
+    bgr: np.ndarray = face[..., :3].astype(np.float32)
+    # Yellowing removes blue first.
+    tone = 1 - rng.uniform(0, 0.12) * np.array([1.0, 0.5, 0.1], np.float32)
     bgr *= tone
     alpha = face[..., 3]
     if rng.random() < 0.3:  # curl: a smooth sideways bend of the paper
@@ -297,17 +322,17 @@ def paste(
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 <= x0 or y1 <= y0:
         return
-    local = (quad - np.float32([x0, y0])).astype(np.float32)
+    local = (quad - np.array([x0, y0], np.float32)).astype(np.float32)
     matrix = cv2.getPerspectiveTransform(FACE_CORNERS, local)
     size = (x1 - x0, y1 - y0)
     warped = cv2.warpPerspective(
         face, matrix, size, flags=cv2.INTER_AREA if _shrink(quad) > 2 else cv2.INTER_LINEAR
     )
-    alpha = warped[..., 3:4] / 255.0
+    alpha: np.ndarray = warped[..., 3:4] / 255.0
     roi = canvas[y0:y1, x0:x1]
     if shadow:
         offset = rng.uniform(-0.02, 0.04, 2) * (y1 - y0)
-        shift = np.float32([[1, 0, offset[0]], [0, 1, offset[1]]])
+        shift = np.array([[1, 0, offset[0]], [0, 1, offset[1]]], np.float32)
         soft = cv2.warpAffine(alpha[..., 0], shift, size)
         k = max(3, int((y1 - y0) * 0.04)) | 1
         soft = cv2.GaussianBlur(soft, (k, k), 0)
@@ -316,7 +341,7 @@ def paste(
 
 
 def _shrink(quad: np.ndarray) -> float:
-    return FACE_HEIGHT / max(np.linalg.norm(quad[3] - quad[0]), 1.0)
+    return FACE_HEIGHT / max(float(np.linalg.norm(quad[3] - quad[0])), 1.0)
 
 
 def _distractor(
@@ -401,17 +426,18 @@ def render_scene(
     ox, oy = out_w * margin, out_h * margin
     # The image rectangle seen on the table plane: a trapezoid, wider at the far (top) edge.
     tilt = rng.uniform(0, margin * 0.9) * out_w
-    jitter = rng.uniform(-0.35, 0.35, (4, 2)) * np.float32([out_w, out_h]) * margin
+    jitter = rng.uniform(-0.35, 0.35, (4, 2)) * np.array([out_w, out_h], np.float32) * margin
     seen = (
-        np.float32(
-            [[ox - tilt, oy], [ox + out_w + tilt, oy], [ox + out_w, oy + out_h], [ox, oy + out_h]]
+        np.array(
+            [[ox - tilt, oy], [ox + out_w + tilt, oy], [ox + out_w, oy + out_h], [ox, oy + out_h]],
+            np.float32,
         )
         + jitter
     ).astype(np.float32)
     seen[:, 0] = seen[:, 0].clip(0, plane_w - 1)
     seen[:, 1] = seen[:, 1].clip(0, plane_h - 1)
     to_image = cv2.getPerspectiveTransform(
-        seen, np.float32([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]])
+        seen, np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
     )
 
     canvas = make_surface(rng, plane_h, plane_w, assets.patches)
@@ -491,7 +517,7 @@ def render_card_crop(
     paste(canvas, _wear(rng, face.image), quad, rng)
     if rng.random() < 0.35:  # a neighbour on top, covering up to a third of one side
         neighbour = assets.faces[rng.integers(len(assets.faces))]
-        side = rng.integers(4)
+        side = int(rng.integers(4))
         cover = rng.uniform(0.08, 0.3)
         shift = {
             0: (card_w * (1 - cover), 0),
@@ -502,15 +528,17 @@ def render_card_crop(
         paste(
             canvas,
             _wear(rng, neighbour.image),
-            quad + np.float32(shift) + rng.normal(0, 3, 2).astype(np.float32),
+            quad + np.array(shift, np.float32) + rng.normal(0, 3, 2).astype(np.float32),
             rng,
         )
     # Camera tilt: a random homography close to identity.
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = (src + rng.uniform(-0.08, 0.08, (4, 2)) * np.float32([w, h])).astype(np.float32)
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    dst = (src + rng.uniform(-0.08, 0.08, (4, 2)) * np.array([w, h], np.float32)).astype(np.float32)
     tilt = cv2.getPerspectiveTransform(src, dst)
     image = cv2.warpPerspective(canvas, tilt, (w, h), borderMode=cv2.BORDER_REFLECT)
     image = photometric.camera(rng, image)
     seen = cv2.perspectiveTransform(quad[None], tilt)[0]
-    seen += rng.normal(0, corner_jitter, (4, 2)).astype(np.float32) * np.float32([card_w, card_h])
+    seen += rng.normal(0, corner_jitter, (4, 2)).astype(np.float32) * np.array(
+        [card_w, card_h], np.float32
+    )
     return warp_crop(image, seen, crop_size)

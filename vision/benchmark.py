@@ -51,6 +51,7 @@ def hands(
     it; the photos' cards are also counted one by one (`SceneReport`: by visible share and lie).
     """
     from scoring import SideInput, score_hand
+    from scoring.provisional import ProvisionalResult
     from vision.evaluate import SceneReport, scene_truth
     from vision.reconcile import reconcile
 
@@ -77,9 +78,10 @@ def hands(
             true_score = score_hand(
                 {k: SideInput(frozenset(_cards(v)), 0) for k, v in truth.items()}, rules
             )
-            scored = getattr(
-                recon.score, "result", recon.score
-            )  # a provisional result wraps the hand
+            # A provisional result wraps the hand's result.
+            scored = (
+                recon.score.result if isinstance(recon.score, ProvisionalResult) else recon.score
+            )
             s["determinate_wrong"] += any(
                 scored.sides[k].points != true_score.sides[k].points for k in true_score.sides
             )

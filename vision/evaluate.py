@@ -122,7 +122,7 @@ def evaluate_identifier_on_corners(
         if quad is None:
             continue
         image, scale = load_working_image(path)
-        probs = recognizer.identify(image, [np.float32(quad) / scale])[0]
+        probs = recognizer.identify(image, [np.array(quad, np.float32) / scale])[0]
         best = int(probs.argmax())
         report.rows.append((deck, code, CARD_CODES[best], float(probs[best])))
     return report
@@ -145,7 +145,7 @@ def share_bin(visible: float) -> str:
 def card_lie(quad: np.ndarray, tolerance: float = 20.0) -> str:
     """How a card lies in the photo: `upright` (long side within `tolerance` degrees of the
     vertical, either end up), `sideways` (of the horizontal) or `diagonal`."""
-    q = np.float32(quad).reshape(4, 2)
+    q = np.array(quad, np.float32).reshape(4, 2)
     sides = [q[1] - q[0], q[2] - q[1]]
     long_side = max(sides, key=lambda v: float(np.hypot(*v)))
     angle = np.degrees(

@@ -168,7 +168,8 @@ class CardRecognizer:
                 path = str(source)
         height, width = round(image.shape[0] * scale), round(image.shape[1] * scale)
         boxes = self.find_boxes(image)
-        cards, doubtful = [], []
+        cards: list[DetectedCard] = []
+        doubtful: list[DetectedCard] = []
         quads = boxes.quads + boxes.weak_quads
         if quads:
             others = boxes.other_looks + [[] for _ in boxes.weak_quads]
@@ -277,7 +278,7 @@ class CardRecognizer:
         right = image.shape[1] - 1
         found = self._fine_pass(np.ascontiguousarray(image[:, ::-1]), imgsz)
         # Mirroring reverses the corners' turning order: reverse them back.
-        back = lambda q: np.float32(np.c_[right - q[::-1, 0], q[::-1, 1]])  # noqa: E731
+        back = lambda q: np.array(np.c_[right - q[::-1, 0], q[::-1, 1]], np.float32)  # noqa: E731
         return _PassBoxes(
             [back(q) for q in found.quads],
             found.scores,
@@ -290,7 +291,7 @@ class CardRecognizer:
         bottom = image.shape[0] - 1
         found = self._fine_pass(np.ascontiguousarray(np.rot90(image, k=-1)), imgsz)
         # A point (x, y) of the photo lies at (bottom - y, x) in the turned one.
-        back = lambda q: np.float32(np.c_[q[:, 1], bottom - q[:, 0]])  # noqa: E731
+        back = lambda q: np.array(np.c_[q[:, 1], bottom - q[:, 0]], np.float32)  # noqa: E731
         return _PassBoxes(
             [back(q) for q in found.quads],
             found.scores,
@@ -407,7 +408,7 @@ def drop_contained(
     neighbours is an artefact of the coarse pass alone, while a close-up card whose big pips
     the fine pass also took for cards (a 6 of coppe) is found by both.
     """
-    polys = [np.float32(q).reshape(4, 2) for q in quads]
+    polys = [np.array(q, np.float32).reshape(4, 2) for q in quads]
     areas = [polygon_area(p) for p in polys]
     keep: list[int] = []
     found_by_both: set[int] = set()
@@ -466,11 +467,11 @@ def weak_boxes(
     """Indices of the weak boxes worth a look, best first: none that repeats a card box or a
     better weak box, lies mostly inside a card box (a part of that card), or holds most of a
     card box (that card boxed loosely, or with its neighbours)."""
-    cards = [np.float32(q).reshape(4, 2) for q in card_quads]
+    cards = [np.array(q, np.float32).reshape(4, 2) for q in card_quads]
     card_areas = [polygon_area(q) for q in cards]
     kept: list[int] = []
     for i in sorted(range(len(weak_quads)), key=lambda k: -weak_scores[k]):
-        box = np.float32(weak_quads[i]).reshape(4, 2)
+        box = np.array(weak_quads[i], np.float32).reshape(4, 2)
         area = polygon_area(box)
         if area <= 0:
             continue
@@ -493,7 +494,7 @@ def covered_fraction(outer: np.ndarray, inner: list[np.ndarray], grid: int = 64)
     """Share of the polygon `outer` covered by the union of the `inner` polygons (rasterised)."""
     x0, y0 = outer.min(0)
     span = max(float((outer.max(0) - outer.min(0)).max()), 1e-6)
-    to_grid = lambda p: np.int32(np.round((p - (x0, y0)) / span * (grid - 1)))  # noqa: E731
+    to_grid = lambda p: np.round((p - (x0, y0)) / span * (grid - 1)).astype(np.int32)  # noqa: E731
     outer_mask = np.zeros((grid, grid), np.uint8)
     cv2.fillPoly(outer_mask, [to_grid(outer)], 1)
     inner_mask = np.zeros_like(outer_mask)

@@ -98,7 +98,7 @@ def test_identifier_crop_is_a_square_of_the_requested_size(generator):
     from scopa_datasets.scenes import render_card_crop
 
     rng = np.random.default_rng(0)
-    crop = render_card_crop(rng, build._assets, build._assets.faces[0], 96)
+    crop = render_card_crop(rng, build._state().assets, build._state().assets.faces[0], 96)
     assert crop.shape == (96, 96, 3)
     assert cv2.Laplacian(crop, cv2.CV_64F).var() > 1  # not a blank image
 
@@ -174,8 +174,10 @@ def test_scene_reports_card_shaped_distractors(generator):
     found = []
     for seed in range(30):
         rng = np.random.default_rng(seed)
-        faces = build._assets.faces[:5]
-        scene = render_scene(rng, build._assets, faces, "grid", (640, 480), distractor_rate=1.0)
+        faces = build._state().assets.faces[:5]
+        scene = render_scene(
+            rng, build._state().assets, faces, "grid", (640, 480), distractor_rate=1.0
+        )
         found += scene.lookalikes
     assert found and all(q.shape == (4, 2) for q in found)
 
@@ -204,7 +206,7 @@ def test_crops_of_different_seeds_have_different_names(monkeypatch):
 
     names = []
     for seed in (7, 10):
-        monkeypatch.setattr(build, "_config", SimpleNamespace(seed=seed))
+        monkeypatch.setattr(build, "_worker", SimpleNamespace(config=SimpleNamespace(seed=seed)))
         names.append(build._crop_name("det", "train", 0, 22))
     assert names == ["det_s7_train_000000_22.jpg", "det_s10_train_000000_22.jpg"]
 
