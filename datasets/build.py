@@ -99,11 +99,11 @@ _worker: _WorkerState | None = None
 
 def _state() -> _WorkerState:
     if _worker is None:
-        raise RuntimeError("the generator's worker was not initialised (_init_worker)")
+        raise RuntimeError("the generator's worker was not initialised (init_worker)")
     return _worker
 
 
-def _crop_name(kind: str, split: str, index: int, k: int | None = None) -> str:
+def crop_name(kind: str, split: str, index: int, k: int | None = None) -> str:
     """A crop's file name: its kind, the seed, the split, the photo and the box. The seed makes
     the crops of data sets drawn with different seeds distinct, so that they can be merged
     into one folder (by hard links) without one replacing another."""
@@ -111,7 +111,7 @@ def _crop_name(kind: str, split: str, index: int, k: int | None = None) -> str:
     return f"{kind}_s{_state().config.seed}_{split}_{index:06d}{box}.jpg"
 
 
-def _init_worker(config: GeneratorConfig) -> None:
+def init_worker(config: GeneratorConfig) -> None:
     """Load faces, backs and surfaces once per process."""
     global _worker
     scan_faces = face_lib.load_scan_faces(config.shared)
@@ -128,7 +128,7 @@ def _init_worker(config: GeneratorConfig) -> None:
     _worker = _WorkerState(config, assets, real_photos)
 
 
-def _rng(split: str, index: int, stream: int) -> np.random.Generator:
+def scene_rng(split: str, index: int, stream: int) -> np.random.Generator:
     return np.random.default_rng([_state().config.seed, stream, SPLIT_IDS[split], index])
 
 
@@ -154,7 +154,7 @@ def scene_for(
     n_cards: int | None = None,
 ):
     """The scene number `index` of a split: the same arguments always give the same scene."""
-    rng = _rng(split, index, stream=1)
+    rng = scene_rng(split, index, stream=1)
     deck = _pick_deck(rng)
     if layout is None:
         weights = PILE_CROP_LAYOUT_WEIGHTS if _state().config.heaps else LAYOUT_WEIGHTS
@@ -199,7 +199,7 @@ def _write_detect_item(job: tuple[str, int, str, tuple[int, int]]) -> int:
 def _write_identify_item(job: tuple[str, int, str, int]) -> None:
     """One crop: a synthetic photo of a face, or a real photo cut with jittered corners."""
     split, index, out, crop_size = job
-    rng = _rng(split, index, stream=2)
+    rng = scene_rng(split, index, stream=2)
     if _state().real_photos and rng.random() < 0.25:
         code, photo, quad = _state().real_photos[rng.integers(len(_state().real_photos))]
         jitter = rng.normal(0, 0.03, (4, 2)).astype(np.float32) * np.array(
@@ -213,11 +213,11 @@ def _write_identify_item(job: tuple[str, int, str, int]) -> None:
         face = _state().assets.faces[rng.integers(len(_state().assets.faces))]
         code = face.code
         crop = render_card_crop(rng, _state().assets, face, crop_size)
-    path = Path(out) / split / code / _crop_name("card", split, index)
+    path = Path(out) / split / code / crop_name("card", split, index)
     cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
 
 
-def _render_pile(
+def render_pile(
     rng: np.random.Generator, layout_weights: dict[str, float], few_share: float = 0.0, **kwargs
 ):
     """A random pile photo: a layout drawn by `layout_weights`, 10-30 cards of one deck (1-6
@@ -273,104 +273,16 @@ def _write_pile_crop_item(job: tuple[str, int, str, int]) -> int:
     at least MIN_VISIBLE are cut, as only those are labelled for the detector.
     """
     split, index, out, crop_size = job
-    rng = _rng(split, index, stream=4)
-    scene = _render_pile(rng, PILE_CROP_LAYOUT_WEIGHTS)
+    rng = scene_rng(split, index, stream=4)
+    scene = render_pile(rng, PILE_CROP_LAYOUT_WEIGHTS)
     showing = [c for c in scene.cards if c.visible >= MIN_VISIBLE]
     picked = rng.choice(len(showing), size=min(PILE_CROPS_PER_SCENE, len(showing)), replace=False)
     for k in picked:
         card = showing[k]
         crop = warp_crop(scene.image, pile_crop_quad(rng, card.quad), crop_size)
-        path = Path(out) / split / card.code / _crop_name("pile", split, index, k)
+        path = Path(out) / split / card.code / crop_name("pile", split, index, k)
         cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
     return len(picked)
-
-
-# Boxes the detector draws on a generated pile: one this close to a card is a reading of that
-# card, one this far from every card is a box on no card; those between are left out.
-DETECTOR_BOX_CARD_IOU = 0.5
-DETECTOR_BOX_NONE_IOU = 0.15
-_detector_recognizers: dict[str, object] = {}
-
-
-def _detector_for(models_dir: str):
-    """The detector a worker cuts boxes with ("": the committed one), loaded once per process."""
-    if models_dir not in _detector_recognizers:
-        import torch
-
-        from vision.pipeline import CardRecognizer
-
-        torch.set_num_threads(1)  # one thread per worker process
-        _detector_recognizers[models_dir] = CardRecognizer(models_dir=models_dir or None)
-    return _detector_recognizers[models_dir]
-
-
-def _write_detector_box_item(job: tuple[str, int, str, int, str]) -> int:
-    """Cut the boxes a trained detector draws on a pile photo, as the recogniser will: its
-    card boxes and its weak boxes (see `CardRecognizer.find_boxes`), since both are read.
-
-    Its boxes on a heap are looser than the pile crops' jittered outlines (IoU 0.5-0.8 with
-    the card): the identifier must read those too. A box on a card is labelled with the card
-    it overlaps most (if that card shows at least MIN_VISIBLE); a box on no card, `none`.
-    """
-    split, index, out, crop_size, models_dir = job
-    rng = _rng(split, index, stream=6)
-    scene = _render_pile(rng, PILE_CROP_LAYOUT_WEIGHTS)
-    found = _detector_for(models_dir).find_boxes(scene.image)
-    boxes = found.quads + found.weak_quads
-    written = 0
-    for k, box in enumerate(boxes):
-        ious = [polygon_iou(box, card.quad) for card in scene.cards]
-        best = int(np.argmax(ious)) if ious else -1
-        if best >= 0 and ious[best] >= DETECTOR_BOX_CARD_IOU:
-            if scene.cards[best].visible < MIN_VISIBLE:
-                continue
-            label = scene.cards[best].code
-        elif best < 0 or ious[best] <= DETECTOR_BOX_NONE_IOU:
-            label = NOT_A_CARD
-        else:
-            continue
-        crop = warp_crop(scene.image, box, crop_size)
-        path = Path(out) / split / label / _crop_name("det", split, index, k)
-        cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
-        written += 1
-    return written
-
-
-# Hard negatives: the detector's boxes, at this low a score and at these input sizes (those
-# the recogniser may use), on places with no card.
-HARD_NEGATIVE_SCORE = 0.1
-HARD_NEGATIVE_IMGSZ = (416, 512, 640)
-HARD_NEGATIVES_PER_SCENE = 8
-
-
-def _write_hard_negative_item(job: tuple[str, int, str, int, str]) -> int:
-    """Crops of what the detector takes for a card where there is none (a card back, a patch
-    of dotted cloth), on photos of piles and of a few cards: the `none` examples the identifier
-    most needs, since it is the one to turn those boxes down."""
-    split, index, out, crop_size, models_dir = job
-    rng = _rng(split, index, stream=7)
-    scene = _render_pile(rng, LAYOUT_WEIGHTS, few_share=0.5, distractor_rate=0.7)
-    recognizer = _detector_for(models_dir)
-    found: list[tuple[float, np.ndarray]] = []
-    for imgsz in HARD_NEGATIVE_IMGSZ:
-        boxes, scores = recognizer.predict_boxes(scene.image, imgsz, conf=HARD_NEGATIVE_SCORE)
-        found += zip(scores, boxes, strict=True)
-    cards = [c.quad for c in scene.cards]
-    kept: list[np.ndarray] = []
-    for _score, box in sorted(found, key=lambda f: -f[0]):
-        if len(kept) >= HARD_NEGATIVES_PER_SCENE:
-            break
-        clear = all(
-            iou <= DETECTOR_BOX_NONE_IOU and covered <= 0.3
-            for iou, covered in (overlap(box, card) for card in cards)
-        )
-        if clear and all(polygon_iou(box, other) < 0.5 for other in kept):
-            kept.append(box)
-    for k, box in enumerate(kept):
-        crop = warp_crop(scene.image, box, crop_size)
-        path = Path(out) / split / NOT_A_CARD / _crop_name("hard", split, index, k)
-        cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    return len(kept)
 
 
 def _is_clear_of_cards(quad: np.ndarray, cards: list[np.ndarray], shape: tuple[int, int]) -> bool:
@@ -435,33 +347,33 @@ def negative_quads(
 def _write_negative_item(job: tuple[str, int, str, int]) -> int:
     """Crops with no card in them, from a generated pile (or, for training, a real photo)."""
     split, index, out, crop_size = job
-    rng = _rng(split, index, stream=5)
+    rng = scene_rng(split, index, stream=5)
     if split == "train" and _state().real_photos and rng.random() < 0.2:
         _code, photo, quad = _state().real_photos[rng.integers(len(_state().real_photos))]
         image = photometric.camera(rng, photo.astype(np.float32))
         cards, lookalikes = [quad], []
         card_width = float(np.linalg.norm(quad[1] - quad[0])) * rng.uniform(0.35, 0.7)
     else:
-        scene = _render_pile(rng, LAYOUT_WEIGHTS, few_share=FEW_CARDS, distractor_rate=0.7)
+        scene = render_pile(rng, LAYOUT_WEIGHTS, few_share=FEW_CARDS, distractor_rate=0.7)
         image, lookalikes = scene.image, scene.lookalikes
         cards = [c.quad for c in scene.cards]
         card_width = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards]))
     quads = negative_quads(rng, cards, lookalikes, card_width, image.shape[:2], NEGATIVES_PER_SCENE)
     for k, quad in enumerate(quads):
         crop = warp_crop(image, quad, crop_size)
-        path = Path(out) / split / NOT_A_CARD / _crop_name("none", split, index, k)
+        path = Path(out) / split / NOT_A_CARD / crop_name("none", split, index, k)
         cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
     return len(quads)
 
 
-def _run(func: Callable, jobs: list, config: GeneratorConfig, workers: int, desc: str) -> list:
+def run_jobs(func: Callable, jobs: list, config: GeneratorConfig, workers: int, desc: str) -> list:
     results = []
     if workers <= 1:
-        _init_worker(config)
+        init_worker(config)
         for job in tqdm(jobs, desc=desc, unit="img"):
             results.append(func(job))
         return results
-    with mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(config,)) as pool:
+    with mp.get_context("fork").Pool(workers, initializer=init_worker, initargs=(config,)) as pool:
         for result in tqdm(
             pool.imap(func, jobs, chunksize=4), total=len(jobs), desc=desc, unit="img"
         ):
@@ -485,7 +397,7 @@ def make_detection_dataset(
     jobs = [("train", i, str(out), size) for i in range(n_train)] + [
         ("val", i, str(out), size) for i in range(n_val)
     ]
-    _run(_write_detect_item, jobs, config, workers, "detector scenes")
+    run_jobs(_write_detect_item, jobs, config, workers, "detector scenes")
     _write_real_detection_photos(out, config)
     yaml = out / "data.yaml"
     yaml.write_text(
@@ -557,19 +469,13 @@ def make_identification_dataset(
     workers: int = 2,
     pile_scenes: tuple[int, int] = (0, 0),
     negative_scenes: tuple[int, int] = (0, 0),
-    detector_box_scenes: tuple[int, int] = (0, 0),
-    hard_negative_scenes: tuple[int, int] = (0, 0),
-    detector_models: Path | None = None,
 ) -> Path:
     """Write the crop dataset (a folder per card, and `none/`); returns its root.
 
     `pile_scenes` (train, val) adds up to PILE_CROPS_PER_SCENE cards cut from that many whole
     pile photos (`pile_*.jpg`); `negative_scenes` up to NEGATIVES_PER_SCENE crops with no card
-    from that many photos (`none/`); `detector_box_scenes` every box the detector in
-    `detector_models` draws on that many pile photos (`det_*.jpg`, cards and `none/`);
-    `hard_negative_scenes` the boxes it draws, even at a low score, where there is no card
-    (`none/hard_*.jpg`).
-    With n_train = n_val = 0 they are added to an existing set.
+    from that many photos (`none/`). Crops cut with a trained detector's own boxes are added
+    by `mining.mine_detector_crops`. With n_train = n_val = 0 they are added to an existing set.
     """
     out = Path(out)
     for split in SPLIT_IDS:
@@ -579,26 +485,17 @@ def make_identification_dataset(
         ("val", i, str(out), crop_size) for i in range(n_val)
     ]
     if jobs:
-        _run(_write_identify_item, jobs, config, workers, "identifier crops")
+        run_jobs(_write_identify_item, jobs, config, workers, "identifier crops")
     pile_jobs = [("train", i, str(out), crop_size) for i in range(pile_scenes[0])] + [
         ("val", i, str(out), crop_size) for i in range(pile_scenes[1])
     ]
     if pile_jobs:
-        _run(_write_pile_crop_item, pile_jobs, config, workers, "cards cut from piles")
+        run_jobs(_write_pile_crop_item, pile_jobs, config, workers, "cards cut from piles")
     negative_jobs = [("train", i, str(out), crop_size) for i in range(negative_scenes[0])] + [
         ("val", i, str(out), crop_size) for i in range(negative_scenes[1])
     ]
     if negative_jobs:
-        _run(_write_negative_item, negative_jobs, config, workers, "crops with no card")
-    models = str(detector_models) if detector_models else ""
-    box_jobs = [("train", i, str(out), crop_size, models) for i in range(detector_box_scenes[0])]
-    box_jobs += [("val", i, str(out), crop_size, models) for i in range(detector_box_scenes[1])]
-    if box_jobs:
-        _run(_write_detector_box_item, box_jobs, config, workers, "detector boxes on piles")
-    hard_jobs = [("train", i, str(out), crop_size, models) for i in range(hard_negative_scenes[0])]
-    hard_jobs += [("val", i, str(out), crop_size, models) for i in range(hard_negative_scenes[1])]
-    if hard_jobs:
-        _run(_write_hard_negative_item, hard_jobs, config, workers, "detector boxes on no card")
+        run_jobs(_write_negative_item, negative_jobs, config, workers, "crops with no card")
     return out
 
 
@@ -607,7 +504,7 @@ def iter_scenes(
 ):
     """Scenes for benchmarks and tests, in this process."""
     if _worker is None or _worker.config != config:
-        _init_worker(config)
+        init_worker(config)
     for index in indices:
         yield scene_for(split, index, size, **kwargs)
 
@@ -620,8 +517,8 @@ def hand_scenes(
     Returns a list of (codes, scene) per side. Used by the hand benchmark, never for training.
     """
     if _worker is None or _worker.config != config:
-        _init_worker(config)
-    rng = _rng("val", index, stream=3)
+        init_worker(config)
+    rng = scene_rng("val", index, stream=3)
     deck = _pick_deck(rng)
     while len(deck) < 40:  # a real deck with a photo whose corners were not found: use a full one
         deck = _pick_deck(rng)

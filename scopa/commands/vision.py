@@ -237,6 +237,7 @@ def make_dataset(args: argparse.Namespace) -> int:
         make_detection_dataset,
         make_identification_dataset,
     )
+    from scopa_datasets.mining import mine_detector_crops
 
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
@@ -260,10 +261,16 @@ def make_dataset(args: argparse.Namespace) -> int:
             workers=args.workers,
             pile_scenes=(args.pile_scenes, args.pile_scenes // 10),
             negative_scenes=(args.negative_scenes, args.negative_scenes // 10),
-            detector_box_scenes=(args.detector_box_scenes, args.detector_box_scenes // 10),
-            hard_negative_scenes=(args.hard_negative_scenes, args.hard_negative_scenes // 10),
-            detector_models=args.detector_models,
         )
+        if args.detector_box_scenes or args.hard_negative_scenes:
+            mine_detector_crops(
+                root,
+                config,
+                workers=args.workers,
+                detector_box_scenes=(args.detector_box_scenes, args.detector_box_scenes // 10),
+                hard_negative_scenes=(args.hard_negative_scenes, args.hard_negative_scenes // 10),
+                detector_models=args.detector_models,
+            )
         print(f"identifier dataset: {root}")
     return 0
 

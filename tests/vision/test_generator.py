@@ -40,7 +40,7 @@ def generator():
     from scopa_datasets import build
 
     config = build.GeneratorConfig(shared=SHARED, seed=7)
-    build._init_worker(config)
+    build.init_worker(config)
     return build, config
 
 
@@ -207,7 +207,7 @@ def test_crops_of_different_seeds_have_different_names(monkeypatch):
     names = []
     for seed in (7, 10):
         monkeypatch.setattr(build, "_worker", SimpleNamespace(config=SimpleNamespace(seed=seed)))
-        names.append(build._crop_name("det", "train", 0, 22))
+        names.append(build.crop_name("det", "train", 0, 22))
     assert names == ["det_s7_train_000000_22.jpg", "det_s10_train_000000_22.jpg"]
 
 
