@@ -7,16 +7,22 @@ on; the sqlite3 module's own transaction handling is off, and a transaction begi
 `BEGIN IMMEDIATE` (the write lock at once, so that two writers queue instead of both reading and
 then failing to upgrade) when its connection carries the execution option `WRITE`, else with a
 plain `BEGIN`. An in-memory database is one connection shared by every thread.
+
+Time is stored in UTC and is always an aware UTC datetime in Python: `UtcDateTime` is the column
+type of every timestamp of both stores, and `utcnow` their clock. SQLite keeps no time zone, so a
+naive value read back (every value in an SQLite file, whichever code wrote it) is taken as UTC.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy import DateTime, create_engine, event
+from sqlalchemy.engine import Dialect, Engine, make_url
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.types import TypeDecorator
 
 from scoring.errors import ScopaError
 
@@ -24,6 +30,45 @@ from scoring.errors import ScopaError
 #: `engine.execution_options(**{WRITE: True})`.
 WRITE = "scopa_write"
 BUSY_TIMEOUT_S = 30
+
+
+def utcnow() -> dt.datetime:
+    """Now, as an aware UTC datetime: the default of every stored timestamp."""
+    return dt.datetime.now(dt.UTC)
+
+
+class UtcDateTime(TypeDecorator[dt.datetime]):
+    """A timestamp column that takes and gives aware UTC datetimes on every backend.
+
+    A naive datetime is refused on write (its zone is unknown); one read back is taken as UTC.
+    `timezone` is the column's SQL type on PostgreSQL: `timestamp with time zone` (the
+    tournament's tables) or, with `timezone=False`, `timestamp without time zone` holding UTC
+    (the single-match tables, as their existing databases have it); SQLite stores both alike.
+    """
+
+    impl = DateTime
+    cache_ok = True
+
+    def __init__(self, timezone: bool = True) -> None:
+        super().__init__(timezone=timezone)
+        self.timezone = timezone
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Dialect) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"naive datetime {value.isoformat()}: timestamps are stored as UTC")
+        value = value.astimezone(dt.UTC)
+        return value if self.timezone else value.replace(tzinfo=None)
+
+    def process_result_value(
+        self, value: dt.datetime | None, dialect: Dialect
+    ) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=dt.UTC)
+        return value.astimezone(dt.UTC)
 
 
 def make_engine(url: str, *, echo: bool = False) -> Engine:

@@ -4,6 +4,8 @@ Every write commits at once, so a process killed mid-hand loses nothing that was
 The database is an SQLite file by default; `SCOPA_DB_URL` (or the `url` argument) selects
 another one, e.g. `postgresql+psycopg://user@host/scopa`. The engine is the tournament's
 (`scopa.database.make_engine`); every transaction here begins with the write lock on SQLite.
+Timestamps are aware UTC datetimes (`scopa.database.UtcDateTime`), naive ones of older files
+read as UTC.
 
 A hand is a `draft` while it is being entered (its photos, scope and corrections are stored as
 they arrive) and becomes `scored` when the players confirm it. Editing a scored hand works on a
@@ -26,7 +28,7 @@ import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +56,7 @@ from sqlalchemy.orm import (
 )
 
 from scopa.corrections import CORRECTION_ACTIONS
-from scopa.database import WRITE, make_engine
+from scopa.database import WRITE, UtcDateTime, make_engine, utcnow
 from scoring.errors import ScopaError
 from scoring.match import IN_PROGRESS, UNFINISHED, MatchStatus
 
@@ -82,13 +84,14 @@ def new_public_id() -> str:
     return secrets.token_urlsafe(PUBLIC_ID_BYTES)
 
 
-def _now() -> datetime:
-    # Naive UTC: SQLite does not keep time zones, and every timestamp here is UTC.
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+    # Timestamps are aware UTC datetimes, kept in `timestamp without time zone` columns on
+    # PostgreSQL as the databases made before `UtcDateTime` have them.
+    type_annotation_map = {
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+        datetime: UtcDateTime(timezone=False),
+    }
 
 
 class MatchRow(Base):
@@ -99,8 +102,8 @@ class MatchRow(Base):
     public_id: Mapped[str] = mapped_column(
         String(PUBLIC_ID_LENGTH), unique=True, index=True, default=new_public_id
     )
-    created_at: Mapped[datetime] = mapped_column(default=_now)
-    updated_at: Mapped[datetime] = mapped_column(default=_now, index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     rules: Mapped[dict[str, Any]]
     sides: Mapped[list[Any]]
     # The card design the players use, which selects the recognition model.
@@ -132,8 +135,8 @@ class HandRow(Base):
     # The final input ({side: {"cards": [...], "scope": n}}) and its result, once scored.
     sides: Mapped[dict[str, Any] | None]
     result: Mapped[dict[str, Any] | None]
-    created_at: Mapped[datetime] = mapped_column(default=_now)
-    updated_at: Mapped[datetime] = mapped_column(default=_now)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     match: Mapped[MatchRow] = relationship(back_populates="hands")
     photos: Mapped[list[PhotoRow]] = relationship(
@@ -165,7 +168,7 @@ class PhotoRow(Base):
     height: Mapped[int]
     # What the recognition found, so a resumed hand needs no second recognition pass.
     detections: Mapped[list[Any]] = mapped_column(default=list)
-    created_at: Mapped[datetime] = mapped_column(default=_now)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     hand: Mapped[HandRow] = relationship(back_populates="photos")
 
@@ -179,7 +182,7 @@ class CorrectionRow(Base):
     card: Mapped[str] = mapped_column(String(3))
     side: Mapped[str] = mapped_column(String(200))
     to_side: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(default=_now)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     hand: Mapped[HandRow] = relationship(back_populates="corrections")
 
@@ -389,7 +392,7 @@ class MatchRepository:
     def set_outcome(self, match_id: int, status: MatchStatus, winner: str | None) -> None:
         with self._transaction() as session:
             row = self._match_row(session, match_id)
-            row.status, row.winner, row.updated_at = status, winner, _now()
+            row.status, row.winner, row.updated_at = status, winner, utcnow()
 
     # -- hands -------------------------------------------------------------------------------
 
@@ -446,7 +449,7 @@ class MatchRepository:
         """Replace a draft's entry state (mode, scope, manual cards, complement...)."""
         with self._transaction() as session:
             row = self._draft_hand_row(session, hand_id)
-            row.entry, row.updated_at = dict(entry), _now()
+            row.entry, row.updated_at = dict(entry), utcnow()
 
     def discard_draft(self, hand_id: int) -> None:
         with self._transaction() as session:
@@ -492,7 +495,7 @@ class MatchRepository:
                 )
                 row.number = (last or 0) + 1
             row.state, row.sides, row.result = SCORED, dict(sides), dict(result)
-            row.updated_at = match.updated_at = _now()
+            row.updated_at = match.updated_at = utcnow()
             if outcome is not None:
                 match.status, match.winner = outcome
             session.flush()
@@ -515,7 +518,7 @@ class MatchRepository:
                 return None
             removed = _hand(row)
             session.delete(row)
-            match.updated_at = _now()
+            match.updated_at = utcnow()
             if outcome is not None:
                 match.status, match.winner = outcome
             session.flush()
@@ -556,7 +559,7 @@ class MatchRepository:
                 detections=list(detections),
             )
             hand.photos.append(row)
-            hand.updated_at = _now()
+            hand.updated_at = utcnow()
             session.flush()
             return _photo(row)
 
@@ -591,7 +594,7 @@ class MatchRepository:
                     raise ScopaError(f"unknown side {name!r}")
             row = CorrectionRow(action=action, card=card, side=side, to_side=to_side)
             hand.corrections.append(row)
-            hand.updated_at = _now()
+            hand.updated_at = utcnow()
             session.flush()
             return _correction(row)
 

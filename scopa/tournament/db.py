@@ -22,7 +22,6 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Date,
-    DateTime,
     ForeignKey,
     LargeBinary,
     String,
@@ -37,9 +36,8 @@ from sqlalchemy.exc import (
     SQLAlchemyError,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
-from sqlalchemy.types import TypeDecorator
 
-from scopa.database import WRITE, make_engine
+from scopa.database import WRITE, UtcDateTime, make_engine, utcnow
 from scoring.errors import ScopaError
 
 from .records import SCHEDULED
@@ -50,29 +48,8 @@ DB_URL_ENV = "SCOPA_TOURNAMENT_DB"
 R = TypeVar("R")
 
 
-class UTCDateTime(TypeDecorator):
-    """Timezone-aware UTC datetimes on every backend (SQLite stores them naive)."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
-        if value is not None and value.tzinfo is None:
-            raise ValueError("naive datetime stored in the tournament database")
-        return value.astimezone(dt.UTC) if value is not None else None
-
-    def process_result_value(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
-        if value is not None and value.tzinfo is None:
-            return value.replace(tzinfo=dt.UTC)
-        return value
-
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, dt.datetime: UTCDateTime}
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, dt.datetime: UtcDateTime}
 
 
 class Tournament(Base):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import streamlit as st
@@ -216,8 +216,8 @@ def _start(repo: MatchRepository, t: Translator) -> None:
 
 
 def _local_time(stored: datetime) -> str:
-    # Stored in UTC; shown in the server's time zone, the table's own.
-    return stored.replace(tzinfo=UTC).astimezone().strftime("%d/%m/%Y %H:%M")
+    # Stored in UTC (an aware datetime); shown in the server's time zone, the table's own.
+    return stored.astimezone().strftime("%d/%m/%Y %H:%M")
 
 
 def _earlier_matches(repo: MatchRepository, t: Translator, skip: int | None) -> None:
@@ -453,7 +453,9 @@ def _can_redo(repo: MatchRepository, stored: StoredMatch) -> bool:
         return False
     # Only over an untouched next hand: a redo must not drop what was entered since.
     draft = repo.draft(stored.id)
-    return draft is None or not (draft.photos or draft.corrections or (draft.entry or {}).get("manual"))
+    return draft is None or not (
+        draft.photos or draft.corrections or (draft.entry or {}).get("manual")
+    )
 
 
 def _actions(repo: MatchRepository, stored: StoredMatch, match: Match, t: Translator) -> None:
@@ -469,7 +471,9 @@ def _actions(repo: MatchRepository, stored: StoredMatch, match: Match, t: Transl
             on_click=_undo,
             args=(repo, stored.id, t),
         )
-        row.button(t("actions.undo_no"), key="undo:no", on_click=st.session_state.pop, args=(UNDO_ASKED,))
+        row.button(
+            t("actions.undo_no"), key="undo:no", on_click=st.session_state.pop, args=(UNDO_ASKED,)
+        )
     else:
         st.button(
             t("actions.undo"),
