@@ -2,8 +2,8 @@
 
 Every write commits at once, so a process killed mid-hand loses nothing that was entered.
 The database is an SQLite file by default; `SCOPA_DB_URL` (or the `url` argument) selects
-another one, e.g. `postgresql+psycopg://user@host/scopa`. The engine is the tournament's
-(`scopa.database.make_engine`); every transaction here begins with the write lock on SQLite.
+another one, e.g. `postgresql+psycopg://user@host/scopa`. The engine is the one both stores
+make (`scopa.database.make_engine`); every transaction here begins with the write lock on SQLite.
 Timestamps are aware UTC datetimes (`scopa.database.UtcDateTime`), naive ones of older files
 read as UTC.
 
