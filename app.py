@@ -1,7 +1,8 @@
 """The Scopa score assistant page: `streamlit run app.py`.
 
 The page's logic lives in `scopa.ui`; the rules in `scoring`, the recognition in `vision`.
-Matches are kept in `SCOPA_DB_URL` (default: an SQLite file under ~/.local/share/scopa).
+Matches and tournaments are kept in `SCOPA_DB_URL` (default: an SQLite file under
+~/.local/share/scopa).
 The tournament pages live in `pages/`; the navigation names every page (without it, the
 sidebar's first entry would be the file name, "app").
 """

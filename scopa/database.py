@@ -1,5 +1,10 @@
-"""The one SQLAlchemy engine factory of both stores: single matches (`scopa.storage`) and
-tournaments (`scopa.tournament.db`).
+"""The one database setting and the one SQLAlchemy engine factory of both stores: single matches
+(`scopa.storage`) and tournaments (`scopa.tournament.db`).
+
+Both stores keep their tables in one database, the URL `resolve_db_url` gives: the `url` argument
+(a command's `--db`), else `$SCOPA_DB_URL`, else the SQLite file `$XDG_DATA_HOME/scopa/scopa.sqlite`
+(`~/.local/share/scopa/scopa.sqlite`). Their table names differ (the tournament's clashing ones
+carry a `tournament_` prefix), so one file holds matches and tournaments at once.
 
 SQLite by default, PostgreSQL by URL (`postgresql://...` runs on psycopg 3, the `postgres`
 extra). On SQLite every connection runs in WAL mode with a 30 s busy timeout and foreign keys
@@ -16,6 +21,7 @@ naive value read back (every value in an SQLite file, whichever code wrote it) i
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +36,20 @@ from scoring.errors import ScopaError
 #: `engine.execution_options(**{WRITE: True})`.
 WRITE = "scopa_write"
 BUSY_TIMEOUT_S = 30
+#: The environment variable that names the database of both stores.
+DB_URL_ENV = "SCOPA_DB_URL"
+
+
+def default_db_path() -> Path:
+    """The SQLite file used when no URL is configured: `$XDG_DATA_HOME/scopa/scopa.sqlite`."""
+    data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(data_home) / "scopa" / "scopa.sqlite"
+
+
+def resolve_db_url(url: str | None = None) -> str:
+    """The database URL of both stores: `url`, else `$SCOPA_DB_URL`, else the default SQLite
+    file (`default_db_path`)."""
+    return url or os.environ.get(DB_URL_ENV) or f"sqlite:///{default_db_path()}"
 
 
 def utcnow() -> dt.datetime:

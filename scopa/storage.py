@@ -1,16 +1,18 @@
 """Persistence of matches, their hands, photos and manual corrections (SQLAlchemy).
 
 Every write commits at once, so a process killed mid-hand loses nothing that was entered.
-The database is an SQLite file by default; `SCOPA_DB_URL` (or the `url` argument) selects
-another one, e.g. `postgresql+psycopg://user@host/scopa`. The engine is the one both stores
-make (`scopa.database.make_engine`); every transaction here begins with the write lock on SQLite.
+The database is the one both stores share (`scopa.database.resolve_db_url`): the `url` argument,
+else `SCOPA_DB_URL`, else an SQLite file; e.g. `postgresql+psycopg://user@host/scopa`. The engine
+is the one both stores make (`scopa.database.make_engine`); every transaction here begins with
+the write lock on SQLite.
 Timestamps are aware UTC datetimes (`scopa.database.UtcDateTime`), naive ones of older files
 read as UTC.
 
 A hand is a `draft` while it is being entered (its photos, scope and corrections are stored as
 they arrive) and becomes `scored` when the players confirm it. Editing a scored hand works on a
 draft copy that replaces the original only when saved, so an abandoned edit changes nothing.
-Photo bytes are stored once per SHA-256 in `photo_blobs`, whatever the number of hands using them.
+Photo bytes are stored once per SHA-256 in `photo_blobs`, whatever the number of hands using them
+(the tournament's photos have their own `tournament_photo_blobs`: unused blobs are dropped here).
 
 The repository knows nothing of the rules: callers pass the input and result of a hand as JSON
 and the match outcome they computed with `scoring.Match`.
@@ -23,13 +25,11 @@ address does not give the others'.
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -56,27 +56,15 @@ from sqlalchemy.orm import (
 )
 
 from scopa.corrections import CORRECTION_ACTIONS
-from scopa.database import WRITE, UtcDateTime, make_engine, utcnow
+from scopa.database import WRITE, UtcDateTime, make_engine, resolve_db_url, utcnow
 from scoring.errors import ScopaError
 from scoring.match import IN_PROGRESS, UNFINISHED, MatchStatus
 
-DB_URL_ENV = "SCOPA_DB_URL"
 DRAFT = "draft"
 SCORED = "scored"
 DEFAULT_DECK = "napoletane"
 PUBLIC_ID_BYTES = 12  # 96 random bits: 16 URL-safe characters
 PUBLIC_ID_LENGTH = 32  # the column's width, room for longer tokens later
-
-
-def default_db_path() -> Path:
-    """The SQLite file used when no URL is configured: `$XDG_DATA_HOME/scopa/scopa.sqlite`."""
-    data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(data_home) / "scopa" / "scopa.sqlite"
-
-
-def resolve_db_url(url: str | None = None) -> str:
-    """The database URL: `url`, else `$SCOPA_DB_URL`, else the default SQLite file."""
-    return url or os.environ.get(DB_URL_ENV) or f"sqlite:///{default_db_path()}"
 
 
 def new_public_id() -> str:

@@ -145,11 +145,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
     port = _free_port()
     log_path = folder / "streamlit.log"
     log = log_path.open("wb")
-    tournaments = f"sqlite:///{folder / 'tornei.sqlite'}"
+    tournaments = url  # matches and tournaments share the one database
     env = {
         **os.environ,
         "SCOPA_DB_URL": url,
-        "SCOPA_TOURNAMENT_DB": tournaments,
         "HOME": str(folder),
     }
     process = subprocess.Popen(

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect
 
-from scopa.storage import DB_URL_ENV, MatchRepository, default_db_path, resolve_db_url
+from scopa.database import DB_URL_ENV, default_db_path, resolve_db_url
+from scopa.storage import MatchRepository
 from scoring.errors import ScopaError
 
 RULES = {"preset": "classica", "target": 11}

@@ -1,9 +1,11 @@
-"""Files made by older code still open, and every timestamp is an aware UTC datetime.
+"""Files made by older code still open, every timestamp is an aware UTC datetime, and one
+database holds single matches and tournaments at once.
 
 The SQLite files in tests/fixtures/ were made by `tests/fixtures/make_storage_fixtures.py` with
 the code of December 2026 (before `scopa.database.UtcDateTime`): one single-match database, one
-tournament database (the two stores share table names, so they are two files). Both hold their
-timestamps naive, as SQLite keeps them; the tests open copies, never the fixtures themselves.
+tournament database (the two stores then shared table names, so they are two files). Both hold
+their timestamps naive, as SQLite keeps them; the tests open copies, never the fixtures
+themselves. The tournament file's clashing tables are renamed when the tournament store opens it.
 """
 
 from __future__ import annotations
@@ -18,9 +20,19 @@ from sqlalchemy import Column, MetaData, Table, create_engine, insert, select
 from sqlalchemy.exc import StatementError
 
 from scopa.cli import main
-from scopa.database import UtcDateTime, utcnow
+from scopa.database import DB_URL_ENV, UtcDateTime, utcnow
 from scopa.storage import MatchRepository
-from scopa.tournament import TournamentService
+from scopa.storage import PhotoBlobRow as MatchPhotoBlob
+from scopa.tournament import (
+    PairSetup,
+    PhotoUpload,
+    TableHandSubmission,
+    TournamentService,
+    TournamentSetup,
+)
+from scopa.tournament.db import PhotoBlob as TournamentPhotoBlob
+from scopa.tournament.db import rename_old_tables
+from scoring import DECK
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PASSWORD = "arbitro-2024"
@@ -121,3 +133,164 @@ def test_utc_datetime_converts_to_utc_and_refuses_naive_times():
     assert aware_utc(utcnow())
     with pytest.raises(StatementError, match="naive datetime"), engine.begin() as connection:
         connection.execute(insert(table).values(aware=dt.datetime(2026, 7, 1)))
+
+
+# -- one database for both stores -------------------------------------------------------------
+
+OLD_NAMES = {"matches", "hands", "photos", "photo_blobs"}
+NEW_NAMES = {
+    "tournament_matches",
+    "tournament_hands",
+    "tournament_photos",
+    "tournament_photo_blobs",
+}
+EVEN = [card.code for card in DECK if card.index % 2 == 0]
+ODD = [card.code for card in DECK if card.index % 2 == 1]
+
+
+def schema(path: Path) -> dict[str, set[str]]:
+    """The tables and the indexes of an SQLite file, by name."""
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute("SELECT type, name FROM sqlite_master").fetchall()
+    return {
+        kind: {name for row_kind, name in rows if row_kind == kind} for kind in ("table", "index")
+    }
+
+
+def single_match(repo: MatchRepository, photo: bytes) -> int:
+    """A single match with one scored hand, whose one photo is `photo`; its id."""
+    match = repo.create_match({"preset": "classica", "target": 11}, ["Noi", "Loro"])
+    draft = repo.open_draft(match.id, entry={"mode": "photos"})
+    repo.add_photo(draft.id, "Noi", photo, filename="noi.jpg", width=4, height=3)
+    repo.commit_hand(
+        draft.id,
+        {"Noi": {"cards": EVEN, "scope": 0}, "Loro": {"cards": ODD, "scope": 0}},
+        {"totals": {"Noi": 3, "Loro": 0}},
+        outcome=("in-progress", None),
+    )
+    return match.id
+
+
+def tournament_hand(service: TournamentService, photo: bytes) -> tuple[int, int]:
+    """A started tournament of two pairs with one hand recorded, with `photo` on side a; the
+    tournament's id and the hand's photo id."""
+    setup = TournamentSetup(name="Coppa Condivisa", pairs=[PairSetup("P1"), PairSetup("P2")])
+    tournament = service.create_tournament(setup, PASSWORD)
+    referee = service.referee(tournament, PASSWORD)
+    referee.start()
+    (_, code), *_ = referee.table_codes()
+    hand = service.table(code).submit_hand(
+        TableHandSubmission(
+            submission_id="one",
+            sides={"a": {"cards": EVEN, "scope": 0}, "b": {"cards": ODD, "scope": 0}},
+            photos=[PhotoUpload("a", photo)],
+        )
+    )
+    (stored_photo,) = hand.photos
+    return tournament, stored_photo.id
+
+
+def test_a_tournament_file_of_2026_gets_its_new_table_names_and_takes_single_matches(tmp_path):
+    path = copy("tournament_2026.sqlite", tmp_path)
+    assert schema(path)["table"] >= OLD_NAMES
+    url = f"sqlite:///{path}"
+    service = TournamentService.open(url)
+    try:
+        tables = schema(path)
+        assert tables["table"] >= NEW_NAMES and not OLD_NAMES & tables["table"]
+        # The indexes carry the new names, as a new database has them, so that the single-match
+        # tables can have theirs (ix_hands_match_id, ix_photos_hand_id).
+        assert {"ix_tournament_hands_match_id", "ix_tournament_photos_hand_id"} <= tables["index"]
+        assert {"ix_tournament_matches_round_id", "ix_tournament_matches_tournament_id"} <= (
+            tables["index"]
+        )
+        assert not any(name.startswith(("ix_hands_", "ix_photos_")) for name in tables["index"])
+        with sqlite3.connect(path) as connection:
+            (sql,) = connection.execute(
+                "SELECT sql FROM sqlite_master WHERE name = 'audit_events'"
+            ).fetchone()
+            assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
+        assert '"tournament_matches"' in sql and '"tournament_hands"' in sql  # foreign keys follow
+        assert rename_old_tables(service.db.engine) is False  # done once
+
+        (tournament,) = service.tournaments()
+        referee = service.referee(tournament.id, PASSWORD)
+        (match,) = service.matches(tournament.id)
+        (hand,) = referee.hands(match.id)
+        assert (hand.number, hand.points_a, hand.points_b) == (1, 3, 0)
+        assert "hand-recorded" in [e.action for e in referee.audit()]
+
+        # A single match in the same file, and both read back.
+        repo = MatchRepository(url)
+        try:
+            match_id = single_match(repo, b"single photo")
+            (stored_match,) = repo.list_matches()
+            assert stored_match.id == match_id and stored_match.sides == ("Noi", "Loro")
+            (single_hand,) = stored_match.hands
+            assert repo.photo_data(single_hand.photos[0].id) == b"single photo"
+        finally:
+            repo.close()
+        assert [t.name for t in service.tournaments()] == ["Torneo 2026"]
+        assert [h.number for h in referee.hands(match.id)] == [1]
+    finally:
+        service.db.dispose()
+    assert {"matches", "hands", "photos", "photo_blobs"} <= schema(path)["table"]  # the single ones
+
+
+def test_a_single_match_file_of_2026_takes_a_tournament(tmp_path):
+    path = copy("match_2026.sqlite", tmp_path)
+    url = f"sqlite:///{path}"
+    service = TournamentService.open(url, scrypt_n=2**10)
+    try:
+        assert {"matches", "hands", "photos", "photo_blobs"} <= schema(path)["table"]  # not renamed
+        tournament, _ = tournament_hand(service, b"tournament photo")
+        assert [t.id for t in service.tournaments()] == [tournament]
+    finally:
+        service.db.dispose()
+    repo = MatchRepository(url)
+    try:
+        (match,) = repo.list_matches()
+        assert (match.sides, match.winner) == (("Noi", "Loro"), "Noi")
+        assert repo.photo_data(match.hands[0].photos[0].id) == b"jpeg bytes"
+    finally:
+        repo.close()
+
+
+def test_one_new_database_holds_matches_and_tournaments_with_their_photos(tmp_path, monkeypatch):
+    path = tmp_path / "data" / "scopa.sqlite"
+    monkeypatch.setenv(DB_URL_ENV, f"sqlite:///{path}")
+    repo = MatchRepository()  # both stores open $SCOPA_DB_URL when given no URL
+    service = TournamentService.open(scrypt_n=2**10)
+    try:
+        assert repo.url == service.db.url == f"sqlite:///{path}"
+        shared = b"the same photo in both stores"
+        match_id = single_match(repo, shared)
+        tournament, photo_id = tournament_hand(service, shared)
+        assert repo.photo_data(repo.get_match(match_id).hands[0].photos[0].id) == shared
+        referee = service.referee(tournament, PASSWORD)
+        assert referee.photo(photo_id) == shared
+        # Each store keeps its own blobs: undoing the single match's hand drops its blob, and the
+        # tournament's photo stays.
+        assert repo.undo_last_hand(match_id) is not None
+        with repo.engine.connect() as connection:
+            assert connection.scalar(select(MatchPhotoBlob.sha256)) is None
+            assert connection.scalar(select(TournamentPhotoBlob.data)) == shared
+        assert referee.photo(photo_id) == shared
+    finally:
+        repo.close()
+        service.db.dispose()
+    assert schema(path)["table"] >= OLD_NAMES | NEW_NAMES
+    # The commands read the same database when given no --db.
+    assert main(["tournament", "list"]) == 0
+
+
+def test_both_metadatas_create_their_tables_in_one_database_in_either_order(tmp_path):
+    from scopa.storage import Base as MatchBase
+    from scopa.tournament.db import Base as TournamentBase
+
+    for order in ((MatchBase, TournamentBase), (TournamentBase, MatchBase)):
+        engine = create_engine(f"sqlite:///{tmp_path / f'{order[0].__module__}.sqlite'}")
+        for base in order:
+            base.metadata.create_all(engine)
+        assert not set(MatchBase.metadata.tables) & set(TournamentBase.metadata.tables)
+        engine.dispose()

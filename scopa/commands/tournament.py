@@ -1,8 +1,8 @@
 """`scopa verify` and `scopa tournament ...`: the tournament database from the command line.
 
-The commands open the database named by --db (default: $SCOPA_TOURNAMENT_DB, else the SQLite
-file data/tournament.sqlite) and act as the referee: whoever can open the database holds every
-row already, so no password is asked. The tournament defaults to the most recent one.
+The commands open the database named by --db (default: $SCOPA_DB_URL, else the SQLite file
+~/.local/share/scopa/scopa.sqlite: the database of single matches too) and act as the referee:
+whoever can open the database holds every row already, so no password is asked. The tournament defaults to the most recent one.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     commands = group.add_subparsers(dest="tournament_command", metavar="ACTION", required=True)
 
     listing = commands.add_parser("list", help="list the tournaments in the database")
-    listing.add_argument("--db", metavar="URL", help="database URL (default: $SCOPA_TOURNAMENT_DB)")
+    listing.add_argument("--db", metavar="URL", help="database URL (default: $SCOPA_DB_URL)")
     listing.set_defaults(handler=_list)
 
     standings = commands.add_parser("standings", help="print the standings")
@@ -90,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="URL", help="database URL (default: $SCOPA_TOURNAMENT_DB)")
+    parser.add_argument("--db", metavar="URL", help="database URL (default: $SCOPA_DB_URL)")
     parser.add_argument(
         "-t", "--tournament", type=row_id, metavar="ID", help="tournament id (default: the latest)"
     )

@@ -9,7 +9,7 @@ Pairings, standings, verification and exports are modules that the pages and the
 `scopa verify` / `scopa tournament` commands share.
 """
 
-from .db import Database, default_url
+from .db import Database
 from .records import (
     AuditEntry,
     GroupStandings,
@@ -46,5 +46,4 @@ __all__ = [
     "TournamentInfo",
     "TournamentService",
     "TournamentSetup",
-    "default_url",
 ]

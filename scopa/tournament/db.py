@@ -1,5 +1,11 @@
 """Tournament storage: the SQLAlchemy tables and the engine, SQLite by default, PostgreSQL by URL.
 
+The database is the one of single matches (`scopa.database.resolve_db_url`: `--db`, else
+`$SCOPA_DB_URL`, else an SQLite file); the tables whose names the single-match store uses too
+carry a `tournament_` prefix (`tournament_matches`, `tournament_hands`, `tournament_photos`,
+`tournament_photo_blobs`). A tournament database made before that is renamed when it is opened
+(`rename_old_tables`).
+
 Every write runs in `Database.write`, a transaction that is retried when the database reports a
 conflict with a concurrent one (PostgreSQL serialization failure or deadlock, SQLite busy):
 callers write plain code and never see those errors. On SQLite the file runs in WAL mode with a
@@ -11,11 +17,9 @@ lock (`SELECT ... FOR UPDATE`) on the match it changes.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import random
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import (
@@ -23,11 +27,14 @@ from sqlalchemy import (
     Boolean,
     Date,
     ForeignKey,
+    Inspector,
     LargeBinary,
     String,
     Text,
     UniqueConstraint,
+    inspect,
 )
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import (
     ArgumentError,
     DBAPIError,
@@ -37,13 +44,10 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
-from scopa.database import WRITE, UtcDateTime, make_engine, utcnow
+from scopa.database import WRITE, UtcDateTime, make_engine, resolve_db_url, utcnow
 from scoring.errors import ScopaError
 
 from .records import SCHEDULED
-
-DEFAULT_DB_PATH = Path("data") / "tournament.sqlite"
-DB_URL_ENV = "SCOPA_TOURNAMENT_DB"
 
 R = TypeVar("R")
 
@@ -93,7 +97,7 @@ class Round(Base):
 
 
 class MatchRow(Base):
-    __tablename__ = "matches"
+    __tablename__ = "tournament_matches"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
@@ -116,7 +120,7 @@ class MatchRow(Base):
 class Hand(Base):
     """One scored hand; `sides` holds the cards as now counted (after any referee correction)."""
 
-    __tablename__ = "hands"
+    __tablename__ = "tournament_hands"
     __table_args__ = (
         UniqueConstraint("match_id", "number"),
         # The idempotency key: a retried submission finds its hand instead of adding another.
@@ -124,7 +128,7 @@ class Hand(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), index=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("tournament_matches.id"), index=True)
     number: Mapped[int]
     submission_id: Mapped[str] = mapped_column(String(100))
     payload_sha256: Mapped[str] = mapped_column(String(64))
@@ -143,9 +147,13 @@ class Hand(Base):
 
 
 class PhotoBlob(Base):
-    """Photo bytes, addressed by their SHA-256: a retried upload stores nothing twice."""
+    """Photo bytes, addressed by their SHA-256: a retried upload stores nothing twice.
 
-    __tablename__ = "photo_blobs"
+    The single-match store's `photo_blobs` has the same columns but is its own: that store
+    drops the blobs its photos no longer use, which would take the tournament's too.
+    """
+
+    __tablename__ = "tournament_photo_blobs"
 
     sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
     size: Mapped[int]
@@ -153,13 +161,13 @@ class PhotoBlob(Base):
 
 
 class Photo(Base):
-    __tablename__ = "photos"
+    __tablename__ = "tournament_photos"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    hand_id: Mapped[int] = mapped_column(ForeignKey("hands.id"), index=True)
+    hand_id: Mapped[int] = mapped_column(ForeignKey("tournament_hands.id"), index=True)
     side: Mapped[str] = mapped_column(String(8))
     position: Mapped[int]
-    sha256: Mapped[str] = mapped_column(ForeignKey("photo_blobs.sha256"))
+    sha256: Mapped[str] = mapped_column(ForeignKey("tournament_photo_blobs.sha256"))
     filename: Mapped[str] = mapped_column(String(255), default="")
     recognition: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # PhotoResult.to_dict()
 
@@ -168,12 +176,12 @@ class HandDraftRow(Base):
     """The hand a table is entering now: photos, recognition, corrections, scope, as JSON.
 
     Kept in the database so that a closed tab or a restarted server loses nothing; deleted in
-    the transaction that records the hand. Photo bytes are in `photo_blobs` already.
+    the transaction that records the hand. Photo bytes are in `tournament_photo_blobs` already.
     """
 
     __tablename__ = "hand_drafts"
 
-    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("tournament_matches.id"), primary_key=True)
     submission_id: Mapped[str] = mapped_column(String(100))
     data: Mapped[dict[str, Any]]
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
@@ -186,8 +194,8 @@ class AuditEvent(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
-    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), index=True)
-    hand_id: Mapped[int | None] = mapped_column(ForeignKey("hands.id"), index=True)
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("tournament_matches.id"), index=True)
+    hand_id: Mapped[int | None] = mapped_column(ForeignKey("tournament_hands.id"), index=True)
     at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     actor: Mapped[str] = mapped_column(String(40))  # "table 3", "referee", "system"
     action: Mapped[str] = mapped_column(String(40))
@@ -195,9 +203,58 @@ class AuditEvent(Base):
     note: Mapped[str] = mapped_column(Text, default="")
 
 
-def default_url() -> str:
-    """The database URL: $SCOPA_TOURNAMENT_DB, else the SQLite file data/tournament.sqlite."""
-    return os.environ.get(DB_URL_ENV) or f"sqlite:///{DEFAULT_DB_PATH}"
+#: The tables that had the single-match store's names before the two stores shared a database:
+#: (old name, new name), each before the tables that refer to it.
+RENAMED_TABLES = (
+    ("matches", "tournament_matches"),
+    ("hands", "tournament_hands"),
+    ("photo_blobs", "tournament_photo_blobs"),
+    ("photos", "tournament_photos"),
+)
+
+
+def _needs_renaming(inspector: Inspector) -> bool:
+    """A tournament database of the old names: `tournaments`, and a `matches` table that is the
+    tournament's (it has `tournament_id`, the single-match one has not), and no new names yet."""
+    tables = set(inspector.get_table_names())
+    return (
+        {"tournaments", "matches"} <= tables
+        and "tournament_matches" not in tables
+        and "tournament_id" in {c["name"] for c in inspector.get_columns("matches")}
+    )
+
+
+def rename_old_tables(engine: Engine) -> bool:
+    """Give a tournament database made before the shared database its new table names, in one
+    transaction; True if it did. Runs before `create_all`, on every open (a cheap check).
+
+    ALTER TABLE ... RENAME TO keeps the rows, and the foreign keys of the other tables
+    (`hand_drafts`, `audit_events`, ...) follow the renamed table (SQLite >= 3.26 rewrites them,
+    PostgreSQL refers to tables by id). The indexes named after an old table (`ix_hands_match_id`)
+    are dropped and made again under the new name (`ix_tournament_hands_match_id`), as a new
+    database has them: the single-match tables created next in the same database need the old
+    names.
+    """
+    if not _needs_renaming(inspect(engine)):
+        return False
+    with engine.execution_options(**{WRITE: True}).begin() as connection:
+        # Checked again inside the transaction: on SQLite it holds the write lock, so a second
+        # process opening the same old file waits here and then finds the tables renamed.
+        inspector = inspect(connection)
+        if not _needs_renaming(inspector):
+            return False
+        tables = set(inspector.get_table_names())
+        for old, new in RENAMED_TABLES:
+            if old not in tables:
+                continue
+            for index in inspector.get_indexes(old):
+                name = index["name"]
+                if name and name.startswith(f"ix_{old}_"):
+                    connection.exec_driver_sql(f"DROP INDEX {name}")
+            connection.exec_driver_sql(f"ALTER TABLE {old} RENAME TO {new}")
+            for new_index in Base.metadata.tables[new].indexes:
+                new_index.create(connection, checkfirst=True)
+    return True
 
 
 class Transactions(Protocol):
@@ -214,7 +271,7 @@ class Database:
     RETRIES = 8
 
     def __init__(self, url: str | None = None, *, echo: bool = False) -> None:
-        self.url = url or default_url()
+        self.url = resolve_db_url(url)
         self.engine = make_engine(self.url, echo=echo)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # Connections of this engine open write transactions with BEGIN IMMEDIATE on SQLite.
@@ -223,7 +280,8 @@ class Database:
         )
 
     def create_schema(self) -> None:
-        """Create the tables that do not exist yet."""
+        """Rename the tables of an older tournament database, create those that do not exist."""
+        rename_old_tables(self.engine)
         Base.metadata.create_all(self.engine)
 
     def read(self, work: Callable[[Session], R]) -> R:
@@ -251,14 +309,14 @@ class Database:
 def open_database(url: str | None = None) -> Database:
     """`Database(url)` with its tables created; a URL that names no usable database is a
     ScopaError saying why (no scheme, unknown dialect, not a database, server unreachable)."""
-    shown = url or default_url()
+    shown = resolve_db_url(url)
     try:
         db = Database(url)
         db.create_schema()
     except (ArgumentError, NoSuchModuleError) as exc:
         raise ScopaError(
             f"database URL {shown!r}: not a usable URL ({_first_line(exc)}); "
-            "expected e.g. sqlite:///data/tournament.sqlite or postgresql://user@host/name"
+            "expected e.g. sqlite:///path/to/scopa.sqlite or postgresql://user@host/name"
         ) from None
     except (SQLAlchemyError, OSError) as exc:
         reason = getattr(exc, "orig", None) or exc

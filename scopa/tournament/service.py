@@ -96,7 +96,7 @@ class TournamentService:
 
     @classmethod
     def open(cls, url: str | None = None, **kwargs: Any) -> TournamentService:
-        """Connect to `url` (default: $SCOPA_TOURNAMENT_DB or the local SQLite file)."""
+        """Connect to `url` (default: $SCOPA_DB_URL or the SQLite file of `resolve_db_url`)."""
         db = open_database(url)
         return cls(db, **kwargs)
 

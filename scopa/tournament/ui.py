@@ -1,8 +1,9 @@
 """What the tournament pages (pages/1_Arbitro.py, 2_Tavolo.py, 3_Classifica.py) share.
 
-The service is opened once per process on $SCOPA_TOURNAMENT_DB; the language comes from the URL
-(`?lang=en`) and a switch; the hand being entered at a table lives in the database through
-`TableDraftStore`, so the single-match page's hand entry works unchanged on a table page.
+The service is opened once per process on $SCOPA_DB_URL (the database of single matches too);
+the language comes from the URL (`?lang=en`) and a switch; the hand being entered at a table
+lives in the database through `TableDraftStore`, so the single-match page's hand entry works
+unchanged on a table page.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from scopa.database import resolve_db_url
 from scopa.i18n import Translator
 from scopa.ui.draft import (
     DraftCorrection,
@@ -24,7 +26,6 @@ from scopa.ui.draft import (
 )
 from scoring import Card
 
-from .db import default_url
 from .errors import TournamentError
 from .records import SIDES, GroupStandings, MatchView
 from .service import TableDesk, TournamentService
@@ -44,8 +45,8 @@ def _service(url: str) -> TournamentService:
 
 
 def service() -> TournamentService:
-    """The tournament database of $SCOPA_TOURNAMENT_DB (default: an SQLite file), opened once."""
-    return _service(default_url())
+    """The database of $SCOPA_DB_URL (default: an SQLite file), opened once per process."""
+    return _service(resolve_db_url())
 
 
 def client_id() -> str:

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from scopa.database import resolve_db_url
 from scopa.i18n import DEFAULT_LANGUAGE, LANGUAGES, Translator
 from scopa.plaintext import escape_markdown
-from scopa.storage import MatchRepository, StoredHand, StoredMatch, resolve_db_url
+from scopa.storage import MatchRepository, StoredHand, StoredMatch
 from scopa.ui.draft import MANUAL, PHOTOS, RepositoryDraftStore
 from scopa.ui.export import match_csv, replay, rules_of
 from scopa.ui.hand_entry import HandSubmission, render_hand_entry
@@ -50,7 +51,7 @@ def _repository(url: str) -> MatchRepository:
 
 
 def repository() -> MatchRepository:
-    """The match database of `SCOPA_DB_URL` (default: an SQLite file), opened once per process."""
+    """The database of `SCOPA_DB_URL` (default: an SQLite file), opened once per process."""
     return _repository(resolve_db_url())
 
 

@@ -14,7 +14,7 @@ PAGES = Path(__file__).resolve().parents[2] / "pages"
 @pytest.fixture
 def started(db_url, service, make_tournament, monkeypatch):
     """A round robin of 4 pairs with one match played, in the database the pages open."""
-    monkeypatch.setenv("SCOPA_TOURNAMENT_DB", db_url)
+    monkeypatch.setenv("SCOPA_DB_URL", db_url)
     tournament = make_tournament(pairs=4, name="Coppa Pagine")
     referee = service.referee(tournament, PASSWORD)
     matches = referee.start()
@@ -139,7 +139,7 @@ def test_referee_can_open_any_table_to_enter_its_hands(started):
 
 
 def test_referee_swaps_two_pairs_of_a_swiss_round(db_url, service, make_tournament, monkeypatch):
-    monkeypatch.setenv("SCOPA_TOURNAMENT_DB", db_url)
+    monkeypatch.setenv("SCOPA_DB_URL", db_url)
     tournament = make_tournament(pairs=4, format="swiss", swiss_rounds=2, name="Svizzera")
     referee = service.referee(tournament, PASSWORD)
     first, second = referee.start()
@@ -226,7 +226,7 @@ def test_referee_corrects_any_recorded_hand(started, service):
 def test_round_robin_offers_the_next_round_only_when_every_match_is_finished(
     db_url, service, make_tournament, monkeypatch
 ):
-    monkeypatch.setenv("SCOPA_TOURNAMENT_DB", db_url)
+    monkeypatch.setenv("SCOPA_DB_URL", db_url)
     tournament = make_tournament(pairs=4, knockout_size=2, name="Girone")
     referee = service.referee(tournament, PASSWORD)
     matches = referee.start()
