@@ -36,7 +36,7 @@ def test_a_conflict_names_the_card_each_box_is_shown_as():
     evaluation = evaluate(HandDraft(sides=("Noi", "Loro"), photos=(noi, loro)), CLASSICA)
     (conflict,) = evaluation.conflicts
     assert conflict.card.code == "7D" and conflict.owner == "Noi"
-    (side, shown), = conflict.shown
+    ((side, shown),) = conflict.shown
     assert side == "Loro" and shown is not None and shown.code != "7D"
     assert shown in evaluation.cards["Loro"]  # what the message names is what the list shows
     assert conflict.card not in evaluation.cards["Loro"]

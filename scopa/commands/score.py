@@ -178,7 +178,9 @@ def parse_json(text: str, source: str) -> Any:
     """JSON from an untrusted input: nesting, big numbers and lone surrogates refused by name."""
     depth = _nesting_depth(text)
     if depth > MAX_JSON_DEPTH:
-        raise ScopaError(f"{source}: JSON nested too deeply ({depth} levels, at most {MAX_JSON_DEPTH})")
+        raise ScopaError(
+            f"{source}: JSON nested too deeply ({depth} levels, at most {MAX_JSON_DEPTH})"
+        )
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
@@ -249,7 +251,9 @@ def _trimmed_sides(sides: Any, where: str) -> Any:
         if not key:
             raise ScopaError(f"{where}: a side has an empty name")
         if key in trimmed:
-            raise ScopaError(f"{where}: side {key!r} is given twice (spaces around names do not count)")
+            raise ScopaError(
+                f"{where}: side {key!r} is given twice (spaces around names do not count)"
+            )
         trimmed[key] = spec
     return trimmed
 

@@ -343,4 +343,6 @@ def test_no_napoleone_at_stake_with_napola_off():
     result = score_provisional({"A": {"cards": denari}, "B": {"cards": others}}, rules)
     assert result.napoleone_at_stake is False
     on = Rules.from_spec({"preset": "classica", "napola": True, "napoleone": True})
-    assert score_provisional({"A": {"cards": denari}, "B": {"cards": others}}, on).napoleone_at_stake
+    assert score_provisional(
+        {"A": {"cards": denari}, "B": {"cards": others}}, on
+    ).napoleone_at_stake

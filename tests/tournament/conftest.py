@@ -51,7 +51,9 @@ def db_url(tmp_path) -> str:
 def _open(url: str, sleeps: SleepRecorder) -> TournamentService:
     # A cheap scrypt cost keeps the many log-ins of the tests fast; test_passwords checks the
     # real one.
-    return TournamentService.open(url, throttle=FailureThrottle(sleep=sleeps, clock=sleeps.clock), scrypt_n=2**10)
+    return TournamentService.open(
+        url, throttle=FailureThrottle(sleep=sleeps, clock=sleeps.clock), scrypt_n=2**10
+    )
 
 
 @pytest.fixture

@@ -80,7 +80,7 @@ def test_csv_exports_neutralise_formulas_in_names(service):
 
     from scopa.tournament import PairSetup, TournamentSetup
 
-    hostile = ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)"]
+    hostile = ['=HYPERLINK("http://x")', "+1+1", "-2+3", "@SUM(A1)"]
     setup = TournamentSetup(
         name="Torneo",
         pairs=[PairSetup(name, "=cmd|' /C calc'!A0", "Giocatore") for name in hostile],
@@ -91,7 +91,9 @@ def test_csv_exports_neutralise_formulas_in_names(service):
     code = referee.table_codes(1)[0][1]
     service.table(code).submit_hand(make_submission(small_hand()))
     files = export_all(referee)
-    cells = [cell for text in files.values() for row in csv.reader(io.StringIO(text)) for cell in row]
+    cells = [
+        cell for text in files.values() for row in csv.reader(io.StringIO(text)) for cell in row
+    ]
     for name in hostile:
         assert name not in cells
         assert "'" + name in cells

@@ -72,15 +72,18 @@ def test_generated_grid_pile_is_read(recognizer):
 
 @pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
 def test_every_card_of_a_tight_cascade_is_found(recognizer):
-    """Cards showing under half of themselves below their neighbour (a pile on which the
-    detector's usual box suppression lost two of fourteen cards)."""
+    """Cards showing under half of themselves below their neighbour, the pile shot from the side
+    of the table (the detector's usual box suppression lost such cards, and before the models
+    learned turned piles, this one read 5 of 14)."""
     from scopa_datasets.build import GeneratorConfig, iter_scenes
-    from vision.evaluate import polygon_iou
+    from vision.evaluate import card_lie
+    from vision.geometry import polygon_iou
 
-    config = GeneratorConfig(shared=SHARED, seed=4244)
+    config = GeneratorConfig(shared=SHARED, seed=4248)
     scene = next(iter_scenes(config, "val", [0], size=(1600, 1200), layout="cascade", n_cards=14))
     result = recognizer.recognize(scene.image)
     assert min(c.visible for c in scene.cards) < 0.5
+    assert {card_lie(c.quad) for c in scene.cards} == {"sideways"}
     for card in scene.cards:
         assert max(polygon_iou(card.quad, c.quad) for c in result.cards) >= 0.5, card.code
     assert len(result.cards) == 14
