@@ -111,10 +111,10 @@ def load_working_image(
         if isinstance(source, str | Path) and "fp" in locals():
             fp.close()
     upright_w = width if orientation in (1, 2, 3, 4) else height
-    bgr = np.ascontiguousarray(rgb[..., ::-1])
-    if max_long_side and max(bgr.shape[:2]) > max_long_side:
-        import cv2
+    import cv2
 
+    bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)  # as rgb[..., ::-1], several times faster
+    if max_long_side and max(bgr.shape[:2]) > max_long_side:
         factor = max_long_side / max(bgr.shape[:2])
         bgr = cv2.resize(bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     scale = upright_w / bgr.shape[1]

@@ -283,7 +283,7 @@ class CardRecognizer:
     def _mirrored_fine_pass(self, image: np.ndarray, imgsz: int) -> _PassBoxes:
         """`_fine_pass` on the photo's mirror image, its boxes mapped back onto the photo."""
         right = image.shape[1] - 1
-        found = self._fine_pass(np.ascontiguousarray(image[:, ::-1]), imgsz)
+        found = self._fine_pass(cv2.flip(image, 1), imgsz)  # the mirror image, left to right
         # Mirroring reverses the corners' turning order: reverse them back.
         back = lambda q: np.array(np.c_[right - q[::-1, 0], q[::-1, 1]], np.float32)  # noqa: E731
         return _PassBoxes(
@@ -296,7 +296,7 @@ class CardRecognizer:
     def _turned_fine_pass(self, image: np.ndarray, imgsz: int) -> _PassBoxes:
         """`_fine_pass` on the photo turned a quarter turn clockwise, its boxes mapped back."""
         bottom = image.shape[0] - 1
-        found = self._fine_pass(np.ascontiguousarray(np.rot90(image, k=-1)), imgsz)
+        found = self._fine_pass(cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE), imgsz)
         # A point (x, y) of the photo lies at (bottom - y, x) in the turned one.
         back = lambda q: np.array(np.c_[q[:, 1], bottom - q[:, 0]], np.float32)  # noqa: E731
         return _PassBoxes(
