@@ -366,6 +366,18 @@ def _write_negative_item(job: tuple[str, int, str, int]) -> int:
     return len(quads)
 
 
+def split_jobs(counts: tuple[int, int], *args) -> list[tuple]:
+    """The jobs of `counts` = (train, val) images: (split, index, *args) each."""
+    return [(split, i, *args) for split, n in zip(SPLIT_IDS, counts, strict=True) for i in range(n)]
+
+
+def make_crop_folders(out: Path) -> None:
+    """The identifier's class folders, one per card and `none/`, in each split."""
+    for split in SPLIT_IDS:
+        for code in (*CARD_CODES, NOT_A_CARD):
+            (out / split / code).mkdir(parents=True, exist_ok=True)
+
+
 def run_jobs(func: Callable, jobs: list, config: GeneratorConfig, workers: int, desc: str) -> list:
     results = []
     if workers <= 1:
@@ -394,9 +406,7 @@ def make_detection_dataset(
     for split in SPLIT_IDS:
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
-    jobs = [("train", i, str(out), size) for i in range(n_train)] + [
-        ("val", i, str(out), size) for i in range(n_val)
-    ]
+    jobs = split_jobs((n_train, n_val), str(out), size)
     run_jobs(_write_detect_item, jobs, config, workers, "detector scenes")
     _write_real_detection_photos(out, config)
     yaml = out / "data.yaml"
@@ -478,24 +488,15 @@ def make_identification_dataset(
     by `mining.mine_detector_crops`. With n_train = n_val = 0 they are added to an existing set.
     """
     out = Path(out)
-    for split in SPLIT_IDS:
-        for code in (*CARD_CODES, NOT_A_CARD):
-            (out / split / code).mkdir(parents=True, exist_ok=True)
-    jobs = [("train", i, str(out), crop_size) for i in range(n_train)] + [
-        ("val", i, str(out), crop_size) for i in range(n_val)
-    ]
-    if jobs:
-        run_jobs(_write_identify_item, jobs, config, workers, "identifier crops")
-    pile_jobs = [("train", i, str(out), crop_size) for i in range(pile_scenes[0])] + [
-        ("val", i, str(out), crop_size) for i in range(pile_scenes[1])
-    ]
-    if pile_jobs:
-        run_jobs(_write_pile_crop_item, pile_jobs, config, workers, "cards cut from piles")
-    negative_jobs = [("train", i, str(out), crop_size) for i in range(negative_scenes[0])] + [
-        ("val", i, str(out), crop_size) for i in range(negative_scenes[1])
-    ]
-    if negative_jobs:
-        run_jobs(_write_negative_item, negative_jobs, config, workers, "crops with no card")
+    make_crop_folders(out)
+    for write, counts, desc in (
+        (_write_identify_item, (n_train, n_val), "identifier crops"),
+        (_write_pile_crop_item, pile_scenes, "cards cut from piles"),
+        (_write_negative_item, negative_scenes, "crops with no card"),
+    ):
+        jobs = split_jobs(counts, str(out), crop_size)
+        if jobs:
+            run_jobs(write, jobs, config, workers, desc)
     return out
 
 

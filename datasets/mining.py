@@ -11,7 +11,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scoring.cards import CARD_CODES
 from vision.geometry import overlap, polygon_iou
 from vision.types import NOT_A_CARD
 
@@ -19,12 +18,13 @@ from .build import (
     LAYOUT_WEIGHTS,
     MIN_VISIBLE,
     PILE_CROP_LAYOUT_WEIGHTS,
-    SPLIT_IDS,
     GeneratorConfig,
     crop_name,
+    make_crop_folders,
     render_pile,
     run_jobs,
     scene_rng,
+    split_jobs,
 )
 from .scenes import warp_crop
 
@@ -130,16 +130,13 @@ def mine_detector_crops(
     and `none/`), and the boxes it draws, even at a low score, where there is no card, on
     `hard_negative_scenes` photos (`none/hard_*.jpg`). Returns `out`."""
     out = Path(out)
-    for split in SPLIT_IDS:
-        for code in (*CARD_CODES, NOT_A_CARD):
-            (out / split / code).mkdir(parents=True, exist_ok=True)
+    make_crop_folders(out)
     models = str(detector_models) if detector_models else ""
-    box_jobs = [("train", i, str(out), crop_size, models) for i in range(detector_box_scenes[0])]
-    box_jobs += [("val", i, str(out), crop_size, models) for i in range(detector_box_scenes[1])]
-    if box_jobs:
-        run_jobs(_write_detector_box_item, box_jobs, config, workers, "detector boxes on piles")
-    hard_jobs = [("train", i, str(out), crop_size, models) for i in range(hard_negative_scenes[0])]
-    hard_jobs += [("val", i, str(out), crop_size, models) for i in range(hard_negative_scenes[1])]
-    if hard_jobs:
-        run_jobs(_write_hard_negative_item, hard_jobs, config, workers, "detector boxes on no card")
+    for write, counts, desc in (
+        (_write_detector_box_item, detector_box_scenes, "detector boxes on piles"),
+        (_write_hard_negative_item, hard_negative_scenes, "detector boxes on no card"),
+    ):
+        jobs = split_jobs(counts, str(out), crop_size, models)
+        if jobs:
+            run_jobs(write, jobs, config, workers, desc)
     return out
