@@ -79,9 +79,9 @@ class RecognizerSettings:
     doubtful_box_floor: float | None = 0.3
     # Photos of small cards are also looked at mirrored, at the zoomed size.
     mirrored_look: bool = True
-    # Every photo is also looked at turned a quarter turn: the detector, though trained on
-    # turned piles too, finds more cards of a pile shot from the side on a second look turned
-    # (chosen on tuning seeds; its cost and gain are in the model card).
+    # Every photo but a close-up is also looked at turned a quarter turn: the detector, though
+    # trained on turned piles too, finds more cards of a pile shot from the side on a second
+    # look turned (chosen on tuning seeds; its cost and gain are in the model card).
     turned_look: bool = True
     # The identifier's readings are softened by this temperature (its logits divided by it),
     # so that a confidence of 0.99 is wrong about as rarely as it says.
