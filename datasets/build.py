@@ -439,6 +439,29 @@ def _write_real_detection_photos(out: Path, config: GeneratorConfig) -> int:
     return count
 
 
+def _split_closeups(detect_dir: Path, max_cards: int) -> tuple[list[Path], list[Path]]:
+    """The training photos of a detector dataset: (close-ups, piles). A close-up is a real photo
+    or a scene of at most `max_cards` cards."""
+    closeups: list[Path] = []
+    piles: list[Path] = []
+    for image in sorted((detect_dir / "images" / "train").glob("*.jpg")):
+        label = detect_dir / "labels" / "train" / f"{image.stem}.txt"
+        n = sum(1 for line in label.read_text().splitlines() if line.strip())
+        (closeups if image.stem.startswith("real_") or n <= max_cards else piles).append(image)
+    return closeups, piles
+
+
+def _write_listing(detect_dir: Path, name: str, images: list[Path]) -> Path:
+    """A training list of `images` with `detect_dir`'s validation split, as an ultralytics yaml."""
+    listing = detect_dir / f"{name}.txt"
+    listing.write_text("".join(f"{p.resolve()}\n" for p in images))
+    yaml = detect_dir / f"{name}.yaml"
+    yaml.write_text(
+        f"path: {detect_dir.resolve()}\ntrain: {listing.resolve()}\nval: images/val\nnames:\n  0: card\n"
+    )
+    return yaml
+
+
 def write_closeup_mix(
     detect_dir: Path, n_piles: int = 200, seed: int = 0, max_cards: int = 6
 ) -> Path:
@@ -449,25 +472,29 @@ def write_closeup_mix(
     `max_cards` cards, plus `n_piles` whole piles so as not to forget them. Returns its yaml.
     """
     detect_dir = Path(detect_dir)
-    images = sorted((detect_dir / "images" / "train").glob("*.jpg"))
-    closeups: list[Path] = []
-    piles: list[Path] = []
-    for image in images:
-        label = detect_dir / "labels" / "train" / f"{image.stem}.txt"
-        n = sum(1 for line in label.read_text().splitlines() if line.strip())
-        (closeups if image.stem.startswith("real_") or n <= max_cards else piles).append(image)
+    closeups, piles = _split_closeups(detect_dir, max_cards)
     rng = np.random.default_rng(seed)
     chosen = closeups + [
         piles[i]
         for i in sorted(rng.choice(len(piles), size=min(n_piles, len(piles)), replace=False))
     ]
-    listing = detect_dir / "closeup_mix.txt"
-    listing.write_text("".join(f"{p.resolve()}\n" for p in chosen))
-    yaml = detect_dir / "closeup_mix.yaml"
-    yaml.write_text(
-        f"path: {detect_dir.resolve()}\ntrain: {listing.resolve()}\nval: images/val\nnames:\n  0: card\n"
-    )
-    return yaml
+    return _write_listing(detect_dir, "closeup_mix", chosen)
+
+
+def write_training_mix(detect_dirs: list[Path], closeup_repeats: int, max_cards: int = 6) -> Path:
+    """One training split over several detector datasets, close-ups listed `closeup_repeats` times.
+
+    Fine-tuning on piles alone makes the detector forget close-ups (boxes fall on the pips of
+    a big card); fine-tuning on close-ups alone costs piles. Listing both, with the few
+    close-ups repeated, keeps both in every epoch. Validation is the first dataset's.
+    Returns its yaml, written in the first dataset's folder.
+    """
+    dirs = [Path(d) for d in detect_dirs]
+    chosen: list[Path] = []
+    for detect_dir in dirs:
+        closeups, piles = _split_closeups(detect_dir, max_cards)
+        chosen += piles + closeups * closeup_repeats
+    return _write_listing(dirs[0], "training_mix", chosen)
 
 
 def make_identification_dataset(

@@ -94,7 +94,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Train on datasets written by make-dataset; weights go to runs/<model>/ and, with --install, models/.",
     )
     p.add_argument("model", choices=["detector", "identifier"])
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        help="dataset folder written by make-dataset (default: datasets/generated); "
+        "repeat it to train the detector on several",
+    )
     p.add_argument("--epochs", type=int, default=None)
     p.add_argument("--imgsz", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
@@ -113,6 +119,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--closeup-mix",
         action="store_true",
         help="detector: train on the close-up mix (every real photo and few-card scene, 200 piles)",
+    )
+    p.add_argument(
+        "--closeup-repeats",
+        type=int,
+        default=None,
+        metavar="N",
+        help="detector: train on every photo of every --data folder, with the real photos and "
+        "few-card scenes listed N times",
     )
     p.add_argument(
         "--install",
@@ -280,15 +294,27 @@ def train(args: argparse.Namespace) -> int:
     from vision import train as training
 
     overrides = {k: v for k, v in (("epochs", args.epochs), ("imgsz", args.imgsz)) if v is not None}
+    folders = args.data or [DEFAULT_DATA]
+    if len(folders) > 1 and (args.model != "detector" or args.closeup_repeats is None):
+        raise ScopaError("several --data folders need `detector --closeup-repeats N`")
+    if args.closeup_repeats is not None and args.closeup_repeats < 1:
+        raise ScopaError(f"--closeup-repeats {args.closeup_repeats}: give 1 or more")
     if args.model == "detector":
-        data = args.data / "detect" / "data.yaml"
-        if args.closeup_mix and data.exists():
+        data = folders[0] / "detect" / "data.yaml"
+        missing = [f for f in folders if not (f / "detect" / "data.yaml").exists()]
+        if args.closeup_repeats is not None and not missing:
+            from scopa_datasets.build import write_training_mix
+
+            data = write_training_mix([f / "detect" for f in folders], args.closeup_repeats)
+        elif args.closeup_mix and data.exists():
             from scopa_datasets.build import write_closeup_mix
 
-            data = write_closeup_mix(args.data / "detect", seed=args.seed)
+            data = write_closeup_mix(folders[0] / "detect", seed=args.seed)
+        elif missing and not args.resume:
+            raise ScopaError(f"{missing[0]}: no dataset here; run `scopa make-dataset` first")
         spec = training.detector_spec(data, seed=args.seed, **overrides)
     else:
-        data = args.data / "identify"
+        data = folders[0] / "identify"
         spec = training.identifier_spec(data, seed=args.seed, **overrides)
     if not data.exists() and not args.resume:
         raise ScopaError(f"{data}: no dataset here; run `scopa make-dataset` first")

@@ -235,3 +235,34 @@ def test_suit_columns_hold_one_suit_each(generator):
     # Drawn column by column: each suit's cards come together, never split in two runs.
     runs = [s for i, s in enumerate(suits) if i == 0 or s != suits[i - 1]]
     assert len(runs) == len(set(suits))
+
+
+def _fake_detect_dir(root: Path, cards_per_photo: dict[str, int]) -> Path:
+    """A detector dataset folder with empty images and one label line per card."""
+    for split in ("train", "val"):
+        (root / "images" / split).mkdir(parents=True)
+        (root / "labels" / split).mkdir(parents=True)
+    for stem, n in cards_per_photo.items():
+        (root / "images" / "train" / f"{stem}.jpg").write_bytes(b"")
+        (root / "labels" / "train" / f"{stem}.txt").write_text("0 0 0 1 0 1 1 0 1\n" * n)
+    return root
+
+
+def test_training_mix_lists_every_photo_and_repeats_the_close_ups(tmp_path):
+    first = _fake_detect_dir(tmp_path / "a", {"pile_a": 20, "few_a": 3, "real_x_1d": 1})
+    second = _fake_detect_dir(tmp_path / "b", {"pile_b": 12, "few_b": 6})
+    from scopa_datasets.build import write_training_mix
+
+    yaml = write_training_mix([first, second], closeup_repeats=3)
+    listing = Path(yaml.read_text().split("train: ")[1].split("\n")[0])
+    listed = [Path(line).name for line in listing.read_text().split()]
+    assert sorted(set(listed)) == [
+        "few_a.jpg",
+        "few_b.jpg",
+        "pile_a.jpg",
+        "pile_b.jpg",
+        "real_x_1d.jpg",
+    ]
+    assert listed.count("pile_a.jpg") == listed.count("pile_b.jpg") == 1
+    assert [listed.count(f"{stem}.jpg") for stem in ("few_a", "few_b", "real_x_1d")] == [3, 3, 3]
+    assert f"path: {first.resolve()}\n" in yaml.read_text()
