@@ -55,6 +55,10 @@ class RecognizerSettings:
 
     # The main detector pass's input size: the size the detector was trained at.
     detector_imgsz: int = 416
+    # A coarse pass at CLOSE_UP_IMGSZ for close-ups, where detectors up to stage 8 took a big
+    # card's pips for cards at the main size. Off: detector stage 10 boxes a close-up whole at
+    # the main size, and at the coarse size takes bands of a plain card for cards (model card).
+    close_up_pass: bool = False
     # Cards of a loose heap are small in the photo (35-70 px long at 416); there the detector
     # misses some and draws loose boxes around others. When the photo's cards are shorter than
     # this at the main pass, it runs again at the size that brings them to this length (at
@@ -225,7 +229,9 @@ class CardRecognizer:
         lie inside one.
         """
         looks = [self._fine_pass(image, self.settings.detector_imgsz)]
-        coarse_quads, coarse_scores = self.predict_boxes(image, CLOSE_UP_IMGSZ)
+        coarse_quads, coarse_scores = (
+            self.predict_boxes(image, CLOSE_UP_IMGSZ) if self.settings.close_up_pass else ([], [])
+        )
         image_area = image.shape[0] * image.shape[1]
         big = [
             i
