@@ -37,8 +37,8 @@ ZOOMED_IMGSZ_MAX = 640
 # Boxes of two fine looks overlapping this much outline the same card; the identifier reads
 # each and averages.
 SECOND_LOOK_IOU = 0.5
-# The coarse detector pass for close-ups: its input size, and the smallest share of the photo a
-# card must cover there to count (smaller cards are the main pass's job).
+# The coarse detector pass for close-ups (`close_up_pass`): its input size. A box covering at
+# least CLOSE_UP_MIN_AREA of the photo makes it a close-up (and a coarse box must, to count).
 CLOSE_UP_IMGSZ = 192
 CLOSE_UP_MIN_AREA = 0.06
 # A box holding smaller boxes is a false merge of neighbouring cards, not one card whose pips
@@ -87,6 +87,10 @@ class RecognizerSettings:
     # trained on turned piles too, finds more cards of a pile shot from the side on a second
     # look turned (chosen on tuning seeds; its cost and gain are in the model card).
     turned_look: bool = True
+    # Two card boxes overlapping at least this much (IoU) that read as the same card are that
+    # card boxed twice by two looks (a photo cannot show a card twice): the better-scored box
+    # stays a card, the other becomes a doubtful box. None: both stay cards.
+    same_reading_iou: float | None = 0.3
     # The identifier's readings are softened by this temperature (its logits divided by it),
     # so that a confidence of 0.99 is wrong about as rarely as it says.
     identifier_temperature: float = 1.0
@@ -192,6 +196,9 @@ class CardRecognizer:
                     and box_score < self.settings.sure_box
                 )
                 (doubtful if weak or turned_down else cards).append(card)
+        if self.settings.same_reading_iou is not None:
+            cards, repeated = split_repeated_readings(cards, self.settings.same_reading_iou)
+            doubtful += repeated
         reading_order = lambda c: (  # noqa: E731
             round(float(c.quad[:, 1].mean()) / max(height / 12, 1)),
             float(c.quad[:, 0].mean()),
@@ -214,12 +221,11 @@ class CardRecognizer:
         """Card boxes, their scores, and for each the boxes other fine looks drew around the
         same card; and the weak boxes.
 
-        Two passes, sometimes more: the main one at `detector_imgsz`, and a coarse one at
-        `CLOSE_UP_IMGSZ` that only keeps big boxes. The detector was trained mostly on whole
-        piles, where a card is 40-120 px at its input size; in a close-up of a few cards,
-        shrinking the photo brings them back into that range (and the main pass may take their
-        pips for cards). When the main pass finds small cards, or none at all and the photo is
-        no close-up, the detector looks at the photo larger (`zoomed_imgsz`), and at its mirror
+        The main pass at `detector_imgsz`; with `close_up_pass`, a coarse one at
+        `CLOSE_UP_IMGSZ` that only keeps big boxes (shrinking a close-up brings its cards to the
+        40-120 px of pile cards, for detectors that took a big card's pips for cards at the main
+        size). A close-up is a photo with a box of at least `CLOSE_UP_MIN_AREA` of it. When the
+        main pass finds small cards, or none at all and the photo is no close-up, the detector looks at the photo larger (`zoomed_imgsz`), and at its mirror
         image at that size too (`mirrored_look`): each look finds cards of a heap the others
         miss, and the boxes of all count (measured in models/README.md); with `turned_look`,
         every photo but a close-up is also looked at turned a quarter turn. A card found by
@@ -468,6 +474,20 @@ def drop_contained(
             )
         dropped.update([j] if merge else inner)
     return [i for i in keep if i not in dropped]
+
+
+def split_repeated_readings(
+    cards: list[DetectedCard], min_iou: float
+) -> tuple[list[DetectedCard], list[DetectedCard]]:
+    """The cards, and apart those that overlap a better-scored box by `min_iou` and read as the
+    same card: mostly one card boxed twice, a little differently, by two looks of the detector;
+    sometimes a neighbour in a fan misread as that card, so they are kept as doubtful boxes."""
+    kept: list[DetectedCard] = []
+    repeated: list[DetectedCard] = []
+    for card in sorted(cards, key=lambda c: -c.box_confidence):
+        same = any(k.card == card.card and polygon_iou(k.quad, card.quad) >= min_iou for k in kept)
+        (repeated if same else kept).append(card)
+    return kept, repeated
 
 
 def weak_boxes(

@@ -326,3 +326,19 @@ def test_a_temperature_above_one_softens_readings_and_keeps_their_order():
     assert soft[0, 0] < probs[0, 0] and soft[1, 0] < probs[1, 0]
     # Dividing the logits by 2 is the square root of the odds.
     assert soft[0, 0] / soft[0, 1] == pytest.approx(np.sqrt(0.97 / 0.02), rel=1e-4)
+
+
+def test_one_card_boxed_twice_with_the_same_reading_keeps_one_card_and_a_doubtful_box():
+    from vision.pipeline import split_repeated_readings
+    from vision.types import DetectedCard
+
+    def card(code, quad, score):
+        return DetectedCard(code, 0.9, np.zeros(40), quad, score)
+
+    first = card("2B", box(100, 100, 100, 160), 0.9)
+    again = card("2B", box(130, 110, 100, 160), 0.6)  # IoU about 0.5 with the first
+    neighbour = card("3B", box(160, 100, 100, 160), 0.8)
+    far = card("2B", box(600, 100, 100, 160), 0.7)  # a misreading elsewhere: not this rule's
+    kept, repeated = split_repeated_readings([again, neighbour, first, far], min_iou=0.3)
+    assert kept == [first, neighbour, far]
+    assert repeated == [again]
