@@ -27,6 +27,10 @@ MAX_ASPECT_RATIO = 10
 MIN_SIDE = 32
 # Card crops need ~200 px per card; a 12 MP photo decoded at half size still gives that, twice as fast.
 WORKING_LONG_SIDE = 2048
+# libjpeg decodes at 1/2, 1/4 or 1/8 of the size: the smallest of these whose long side is at
+# least this share of the working size is taken as it is (a 4032 px photo at half size, 2016
+# px), rather than decoding the whole photo to shrink it by a few percent.
+REDUCED_DECODE_MIN_SHARE = 0.9
 
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS * 2  # our own check below gives the clearer message
 
@@ -94,7 +98,7 @@ def load_working_image(
                 )
             orientation = im.getexif().get(0x0112, 1)
             if max_long_side and im.format == "JPEG" and max(width, height) > max_long_side:
-                im.draft("RGB", (max_long_side, max_long_side))
+                im.draft("RGB", _reduced_decode_size(width, height, max_long_side))
             upright = ImageOps.exif_transpose(im) if orientation != 1 else im
             rgb = np.asarray(upright.convert("RGB"))
     except ImageError:
@@ -119,3 +123,15 @@ def load_working_image(
         bgr = cv2.resize(bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     scale = upright_w / bgr.shape[1]
     return bgr, scale
+
+
+def _reduced_decode_size(width: int, height: int, max_long_side: int) -> tuple[int, int]:
+    """The size to ask libjpeg for: the photo at the smallest of its DCT scales (1/2, 1/4,
+    1/8) that keeps REDUCED_DECODE_MIN_SHARE of the working size (Pillow's `draft` decodes at
+    the smallest scale at least this large)."""
+    divisor = 1
+    while divisor < 8 and max(width, height) / (divisor * 2) >= (
+        REDUCED_DECODE_MIN_SHARE * max_long_side
+    ):
+        divisor *= 2
+    return -(-width // divisor), -(-height // divisor)

@@ -51,6 +51,14 @@ def test_working_image_scale_maps_back_to_original_pixels(tmp_path):
     assert image.shape[1] * scale == pytest.approx(3000, rel=0.01)
 
 
+def test_a_12_mp_jpeg_is_decoded_at_half_size_not_whole_and_shrunk(tmp_path):
+    path = tmp_path / "phone.jpg"
+    _photo(4032, 3024).save(path, quality=80)
+    image, scale = load_working_image(path)  # the working size is 2048: half size is 2016
+    assert image.shape[:2] == (1512, 2016)
+    assert scale == pytest.approx(2.0)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
