@@ -37,9 +37,7 @@ ZOOMED_IMGSZ_MAX = 640
 # Boxes of two fine looks overlapping this much outline the same card; the identifier reads
 # each and averages.
 SECOND_LOOK_IOU = 0.5
-# The coarse detector pass for close-ups (`close_up_pass`): its input size. A box covering at
-# least CLOSE_UP_MIN_AREA of the photo makes it a close-up (and a coarse box must, to count).
-CLOSE_UP_IMGSZ = 192
+# A box covering at least this share of the photo makes it a close-up.
 CLOSE_UP_MIN_AREA = 0.06
 # A box holding smaller boxes is a false merge of neighbouring cards, not one card whose pips
 # were taken for cards, when it is this many times the size of the photo's other cards, or
@@ -55,10 +53,6 @@ class RecognizerSettings:
 
     # The main detector pass's input size: the size the detector was trained at.
     detector_imgsz: int = 416
-    # A coarse pass at CLOSE_UP_IMGSZ for close-ups, where detectors up to stage 8 took a big
-    # card's pips for cards at the main size. Off: detector stage 10 boxes a close-up whole at
-    # the main size, and at the coarse size takes bands of a plain card for cards (model card).
-    close_up_pass: bool = False
     # Cards of a loose heap are small in the photo (35-70 px long at 416); there the detector
     # misses some and draws loose boxes around others. When the photo's cards are shorter than
     # this at the main pass, it runs again at the size that brings them to this length (at
@@ -221,56 +215,41 @@ class CardRecognizer:
         """Card boxes, their scores, and for each the boxes other fine looks drew around the
         same card; and the weak boxes.
 
-        The main pass at `detector_imgsz`; with `close_up_pass`, a coarse one at
-        `CLOSE_UP_IMGSZ` that only keeps big boxes (shrinking a close-up brings its cards to the
-        40-120 px of pile cards, for detectors that took a big card's pips for cards at the main
-        size). A close-up is a photo with a box of at least `CLOSE_UP_MIN_AREA` of it. When the
-        main pass finds small cards, or none at all and the photo is no close-up, the detector looks at the photo larger (`zoomed_imgsz`), and at its mirror
+        The main pass at `detector_imgsz` boxes every card, the big one of a close-up too (a
+        photo with a box of at least `CLOSE_UP_MIN_AREA` of it). When it finds small cards, or
+        none at all, the detector looks at the photo larger (`zoomed_imgsz`), and at its mirror
         image at that size too (`mirrored_look`): each look finds cards of a heap the others
         miss, and the boxes of all count (measured in models/README.md); with `turned_look`,
         every photo but a close-up is also looked at turned a quarter turn. A card found by
         several looks keeps the best-scored box, and the identifier reads the others too. Boxes
-        of the fine looks scoring from `doubtful_box_floor` up to the box threshold take no part
-        in any of this: they come back apart as weak boxes, less those that repeat a card box or
+        of the looks scoring from `doubtful_box_floor` up to the box threshold take no part in
+        any of this: they come back apart as weak boxes, less those that repeat a card box or
         lie inside one.
         """
         looks = [self._fine_pass(image, self.settings.detector_imgsz)]
-        coarse_quads, coarse_scores = (
-            self.predict_boxes(image, CLOSE_UP_IMGSZ) if self.settings.close_up_pass else ([], [])
-        )
         image_area = image.shape[0] * image.shape[1]
-        big = [
-            i
-            for i, q in enumerate(coarse_quads)
-            if polygon_area(q) >= CLOSE_UP_MIN_AREA * image_area
-        ]
-        # Not on a close-up (a big card found by either pass): turned, the detector takes the
-        # big pips of such a card for cards.
-        close_up = big or any(
-            polygon_area(q) >= CLOSE_UP_MIN_AREA * image_area for q in looks[0].quads
-        )
+        # Not on a close-up: turned, the detector takes the big pips of such a card for cards.
+        close_up = any(polygon_area(q) >= CLOSE_UP_MIN_AREA * image_area for q in looks[0].quads)
         if self.settings.turned_look and not close_up:
             looks.append(self._turned_fine_pass(image, self.settings.detector_imgsz))
-        zoomed = None if big else self.zoomed_imgsz(image.shape[:2], looks[0].quads)
+        zoomed = self.zoomed_imgsz(image.shape[:2], looks[0].quads)
         if zoomed is not None:
             # The larger looks first: on a tie drop_contained keeps the earlier box.
             larger = [self._fine_pass(image, zoomed)]
             if self.settings.mirrored_look:
                 larger.append(self._mirrored_fine_pass(image, zoomed))
             looks = larger + looks
-        fine_quads = [q for look in looks for q in look.quads]
+        quads = [q for look in looks for q in look.quads]
+        scores = [s for look in looks for s in look.scores]
         look_of = [k for k, look in enumerate(looks) for _ in look.quads]
-        quads = fine_quads + [coarse_quads[i] for i in big]
-        scores = [s for look in looks for s in look.scores] + [coarse_scores[i] for i in big]
-        passes = [0] * len(fine_quads) + [1] * len(big)
-        keep = drop_contained(quads, scores, passes)
+        keep = drop_contained(quads, scores)
         weak_quads = [q for look in looks for q in look.weak_quads]
         weak_scores = [s for look in looks for s in look.weak_scores]
         weak = weak_boxes([quads[i] for i in keep], weak_quads, weak_scores)
         return FoundBoxes(
             [portrait_corners(quads[i]) for i in keep],
             [scores[i] for i in keep],
-            [_other_looks(fine_quads, look_of, i) for i in keep],
+            [_other_looks(quads, look_of, i) for i in keep],
             [portrait_corners(weak_quads[i]) for i in weak],
             [weak_scores[i] for i in weak],
         )
@@ -392,8 +371,8 @@ def soften(probs: np.ndarray, temperature: float) -> np.ndarray:
 
 def _other_looks(quads: list[np.ndarray], look_of: list[int], kept: int) -> list[np.ndarray]:
     """From each fine look other than box `kept`'s own (`look_of`: the look of each of
-    `quads`), the box that outlines the same card, if it drew one. A box beyond `quads` (a
-    close-up box of the coarse pass) has none."""
+    `quads`), the box that outlines the same card, if it drew one. A box beyond `quads` has
+    none."""
     if kept >= len(quads):
         return []
     best: dict[int, tuple[float, int]] = {}
@@ -416,16 +395,16 @@ def drop_contained(
 ) -> list[int]:
     """Indices of the boxes to keep, best first: no duplicates, no parts of a card, no merges.
 
-    A box that overlaps a better one by `same_card_iou` is the same card found twice (the two
-    detector passes). Boxes lying mostly inside a much larger box are one of two things: parts
+    A box that overlaps a better one by `same_card_iou` is the same card found twice (by two
+    looks). Boxes lying mostly inside a much larger box are one of two things: parts
     of one card (pips or a figure taken for cards, as on close-ups), or the large box is several
-    neighbouring cards taken for one (as the coarse pass does on a dense pile). Every card of a
+    neighbouring cards taken for one (as a pass at a small size does on a dense pile). Every card of a
     deck has the same size, so the other cards of the photo settle it: a box much larger than
     they are is a merge. Without two other cards to compare with, pips leave most of their card
-    bare while cards side by side cover most of the box (`MERGE_COVERAGE`), unless both
-    detector passes (`passes`: which pass found each box) found the large box: a merge of
-    neighbours is an artefact of the coarse pass alone, while a close-up card whose big pips
-    the fine pass also took for cards (a 6 of coppe) is found by both.
+    bare while cards side by side cover most of the box (`MERGE_COVERAGE`), unless passes of
+    two kinds (`passes`: which kind found each box; `find_boxes` runs one kind now) found the
+    large box: a merge of neighbours is an artefact of a coarse pass alone, while a close-up
+    card whose big pips a fine pass also took for cards (a 6 of coppe) is found by both.
     """
     polys = [np.array(q, np.float32).reshape(4, 2) for q in quads]
     areas = [polygon_area(p) for p in polys]

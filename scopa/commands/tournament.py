@@ -2,7 +2,8 @@
 
 The commands open the database named by --db (default: $SCOPA_DB_URL, else the SQLite file
 ~/.local/share/scopa/scopa.sqlite: the database of single matches too) and act as the referee:
-whoever can open the database holds every row already, so no password is asked. The tournament defaults to the most recent one.
+whoever can open the database holds every row already, so no password is asked. The tournament
+defaults to the most recent one.
 """
 
 from __future__ import annotations

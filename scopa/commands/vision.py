@@ -299,25 +299,24 @@ def train(args: argparse.Namespace) -> int:
         raise ScopaError("several --data folders need `detector --closeup-repeats N`")
     if args.closeup_repeats is not None and args.closeup_repeats < 1:
         raise ScopaError(f"--closeup-repeats {args.closeup_repeats}: give 1 or more")
+    # What each folder must hold; a resumed run reads its data from its own saved arguments.
+    wanted = [f / ("detect/data.yaml" if args.model == "detector" else "identify") for f in folders]
+    missing = [path for path in wanted if not path.exists()]
+    if missing and not args.resume:
+        raise ScopaError(f"{missing[0]}: no dataset here; run `scopa make-dataset` first")
+    data = wanted[0]
     if args.model == "detector":
-        data = folders[0] / "detect" / "data.yaml"
-        missing = [f for f in folders if not (f / "detect" / "data.yaml").exists()]
         if args.closeup_repeats is not None and not missing:
             from scopa_datasets.build import write_training_mix
 
             data = write_training_mix([f / "detect" for f in folders], args.closeup_repeats)
-        elif args.closeup_mix and data.exists():
+        elif args.closeup_mix and not missing:
             from scopa_datasets.build import write_closeup_mix
 
             data = write_closeup_mix(folders[0] / "detect", seed=args.seed)
-        elif missing and not args.resume:
-            raise ScopaError(f"{missing[0]}: no dataset here; run `scopa make-dataset` first")
         spec = training.detector_spec(data, seed=args.seed, **overrides)
     else:
-        data = folders[0] / "identify"
         spec = training.identifier_spec(data, seed=args.seed, **overrides)
-    if not data.exists() and not args.resume:
-        raise ScopaError(f"{data}: no dataset here; run `scopa make-dataset` first")
     if args.init:
         if not args.init.is_file():
             raise ScopaError(f"{args.init}: no such weights file")

@@ -180,18 +180,13 @@ def test_cards_big_enough_are_not_zoomed_and_no_card_at_all_is_zoomed_most():
 
 
 def test_the_larger_pass_adds_to_the_main_one_and_each_card_keeps_one_box():
-    from vision.pipeline import CLOSE_UP_IMGSZ
-
     recognizer = _sizer()
     main = [box(100 + 70 * k, 100, 48, 80) for k in range(4)]  # small cards: zoom
     # The zoomed pass also scores two boxes under the bar: one clear of every card, one
     # repeating a card.
     zoomed = [box(101, 101, 48, 80), box(171, 100, 48, 80), box(400, 300, 48, 80)]
     zoomed += [box(600, 300, 48, 80), box(102, 100, 48, 80)]
-    answers = {
-        416: (main, [0.9, 0.6, 0.9, 0.9]),
-        CLOSE_UP_IMGSZ: ([], []),
-    }
+    answers = {416: (main, [0.9, 0.6, 0.9, 0.9])}
     asked = []
 
     def predict(image, imgsz, conf=None):
@@ -203,7 +198,7 @@ def test_the_larger_pass_adds_to_the_main_one_and_each_card_keeps_one_box():
     recognizer.predict_boxes = predict
     boxes = recognizer.find_boxes(np.zeros((768, 1024, 3), np.uint8))
     assert max(size for size, _ in asked) > 416
-    assert all(conf == 0.3 for size, conf in asked if size != CLOSE_UP_IMGSZ)
+    assert all(conf == 0.3 for _, conf in asked)
     # Four cards from the main pass, one more only the zoomed pass saw; the two cards both
     # passes found keep their better-scored box.
     assert len(boxes.quads) == 5
@@ -298,8 +293,6 @@ def test_a_card_with_other_looks_is_read_from_every_box():
 
 
 def test_only_photos_of_small_cards_get_the_mirrored_look():
-    from vision.pipeline import CLOSE_UP_IMGSZ
-
     for card_size, looks_at_zoom in (((48, 80), 2), ((160, 260), 0)):
         recognizer = _sizer(mirrored_look=True)
         cards = [box(100 + 200 * k, 100, *card_size) for k in range(4)]
@@ -307,12 +300,12 @@ def test_only_photos_of_small_cards_get_the_mirrored_look():
 
         def predict(image, imgsz, conf=None, cards=cards, asked=asked):
             asked.append(imgsz)
-            return ([], []) if imgsz == CLOSE_UP_IMGSZ else (cards, [0.9] * len(cards))
+            return cards, [0.9] * len(cards)
 
         recognizer.predict_boxes = predict
         recognizer.find_boxes(np.zeros((768, 1024, 3), np.uint8))
         assert asked.count(416) == 1
-        assert len([size for size in asked if size not in (416, CLOSE_UP_IMGSZ)]) == looks_at_zoom
+        assert len([size for size in asked if size != 416]) == looks_at_zoom
 
 
 def test_a_temperature_above_one_softens_readings_and_keeps_their_order():
