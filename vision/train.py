@@ -28,6 +28,10 @@ class TrainSpec:
     workers: int = 2
     # Continue from weights trained here earlier instead of starting from the yaml.
     init_weights: str | None = None
+    device: str = "cpu"  # or a CUDA device index such as "0"
+    # Stop after this many hours instead of after `epochs`; ultralytics then fits the number of
+    # epochs (and the learning-rate schedule) to the time from the first epoch's duration.
+    hours: float | None = None
 
 
 def detector_spec(data_yaml: Path, epochs: int = 10, imgsz: int = 416, seed: int = 0) -> TrainSpec:
@@ -105,12 +109,15 @@ def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> P
             workers=spec.workers,
             seed=spec.seed,
             deterministic=False,  # deterministic kernels are much slower on CPU
-            device="cpu",
+            device=spec.device,
             project=str(runs_dir),
             name=spec.name,
             exist_ok=True,
             pretrained=spec.init_weights or False,
+            # Off on a GPU too: ultralytics' AMP check downloads a model, which cannot work here,
+            # and a nano model on a GPU is bound by data loading, not arithmetic.
             amp=False,
+            time=spec.hours,
             plots=False,
             verbose=True,
             **_augmentation(spec),

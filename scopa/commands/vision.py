@@ -128,6 +128,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="detector: train on every photo of every --data folder, with the real photos and "
         "few-card scenes listed N times",
     )
+    p.add_argument("--device", default="cpu", help="cpu (default) or a CUDA device index such as 0")
+    p.add_argument("--batch", type=int, default=None, help="images a step (default: 16 / 64)")
+    p.add_argument("--workers", type=int, default=None, help="data-loading processes (default: 2)")
+    p.add_argument(
+        "--hours",
+        type=float,
+        default=None,
+        help="train for this long instead of --epochs (the schedule is fitted to the time)",
+    )
     p.add_argument(
         "--install",
         action="store_true",
@@ -321,6 +330,12 @@ def train(args: argparse.Namespace) -> int:
         if not args.init.is_file():
             raise ScopaError(f"{args.init}: no such weights file")
         spec = replace(spec, init_weights=str(args.init))
+    if args.hours is not None and args.hours <= 0:
+        raise ScopaError(f"--hours {args.hours}: give a positive number of hours")
+    hardware = {
+        k: v for k, v in (("batch", args.batch), ("workers", args.workers)) if v is not None
+    }
+    spec = replace(spec, device=args.device, hours=args.hours, **hardware)
     best = training.train(spec, resume=args.resume)
     print(f"best weights: {best}")
     if args.install:

@@ -134,6 +134,29 @@ def test_training_commands_say_in_one_line_to_install_the_train_extra(command, m
     assert "\n" not in err and "pip install -e '.[train]'" in err
 
 
+def test_train_takes_the_gpu_settings_and_refuses_a_time_that_is_not_positive(
+    tmp_path, monkeypatch, capsys
+):
+    pytest.importorskip("ultralytics")
+    from scopa.cli import main
+    from vision import train as training
+
+    (tmp_path / "detect").mkdir()
+    (tmp_path / "detect" / "data.yaml").write_text("names:\n  0: card\n")
+    seen = []
+    monkeypatch.setattr(training, "train", lambda spec, resume=False: seen.append(spec) or tmp_path)
+    common = ["train", "detector", "--data", str(tmp_path)]
+    assert main([*common, "--hours", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--hours 0" in err and not seen
+    assert (
+        main([*common, "--device", "0", "--batch", "32", "--workers", "14", "--hours", "0.1"]) == 0
+    )
+    (spec,) = seen
+    assert (spec.device, spec.batch, spec.workers, spec.hours) == ("0", 32, 14, 0.1)
+    assert training.detector_spec(tmp_path).device == "cpu"
+
+
 # --- The whole recogniser, both paths ---------------------------------------------------------
 
 REAL_PHOTOS = [
