@@ -37,8 +37,6 @@ ZOOMED_IMGSZ_MAX = 640
 # Boxes of two fine looks overlapping this much outline the same card; the identifier reads
 # each and averages.
 SECOND_LOOK_IOU = 0.5
-# A box covering at least this share of the photo makes it a close-up.
-CLOSE_UP_MIN_AREA = 0.06
 # A box holding smaller boxes is a false merge of neighbouring cards, not one card whose pips
 # were taken for cards, when it is this many times the size of the photo's other cards, or
 # (with fewer than two other cards to compare with) when two or more boxes cover this share of it.
@@ -77,10 +75,6 @@ class RecognizerSettings:
     doubtful_box_floor: float | None = 0.3
     # Photos of small cards are also looked at mirrored, at the zoomed size.
     mirrored_look: bool = True
-    # Every photo but a close-up is also looked at turned a quarter turn: the detector, though
-    # trained on turned piles too, finds more cards of a pile shot from the side on a second
-    # look turned (chosen on tuning seeds; its cost and gain are in the model card).
-    turned_look: bool = True
     # Two card boxes overlapping at least this much (IoU) that read as the same card are that
     # card boxed twice by two looks (a photo cannot show a card twice): the better-scored box
     # stays a card, the other becomes a doubtful box. None: both stay cards.
@@ -215,23 +209,17 @@ class CardRecognizer:
         """Card boxes, their scores, and for each the boxes other fine looks drew around the
         same card; and the weak boxes.
 
-        The main pass at `detector_imgsz` boxes every card, the big one of a close-up too (a
-        photo with a box of at least `CLOSE_UP_MIN_AREA` of it). When it finds small cards, or
-        none at all, the detector looks at the photo larger (`zoomed_imgsz`), and at its mirror
-        image at that size too (`mirrored_look`): each look finds cards of a heap the others
-        miss, and the boxes of all count (measured in models/README.md); with `turned_look`,
-        every photo but a close-up is also looked at turned a quarter turn. A card found by
+        The main pass at `detector_imgsz` boxes every card, whichever way it lies, and the big
+        one of a close-up. When it finds small cards, or none at all, the detector looks at the
+        photo larger (`zoomed_imgsz`), and at its mirror image at that size too
+        (`mirrored_look`): each look finds cards of a heap the others miss, and the boxes of
+        all count (measured in models/README.md). A card found by
         several looks keeps the best-scored box, and the identifier reads the others too. Boxes
         of the looks scoring from `doubtful_box_floor` up to the box threshold take no part in
         any of this: they come back apart as weak boxes, less those that repeat a card box or
         lie inside one.
         """
         looks = [self._fine_pass(image, self.settings.detector_imgsz)]
-        image_area = image.shape[0] * image.shape[1]
-        # Not on a close-up: turned, the detector takes the big pips of such a card for cards.
-        close_up = any(polygon_area(q) >= CLOSE_UP_MIN_AREA * image_area for q in looks[0].quads)
-        if self.settings.turned_look and not close_up:
-            looks.append(self._turned_fine_pass(image, self.settings.detector_imgsz))
         zoomed = self.zoomed_imgsz(image.shape[:2], looks[0].quads)
         if zoomed is not None:
             # The larger looks first: on a tie drop_contained keeps the earlier box.
@@ -277,19 +265,6 @@ class CardRecognizer:
         found = self._fine_pass(cv2.flip(image, 1), imgsz)  # the mirror image, left to right
         # Mirroring reverses the corners' turning order: reverse them back.
         back = lambda q: np.array(np.c_[right - q[::-1, 0], q[::-1, 1]], np.float32)  # noqa: E731
-        return _PassBoxes(
-            [back(q) for q in found.quads],
-            found.scores,
-            [back(q) for q in found.weak_quads],
-            found.weak_scores,
-        )
-
-    def _turned_fine_pass(self, image: np.ndarray, imgsz: int) -> _PassBoxes:
-        """`_fine_pass` on the photo turned a quarter turn clockwise, its boxes mapped back."""
-        bottom = image.shape[0] - 1
-        found = self._fine_pass(cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE), imgsz)
-        # A point (x, y) of the photo lies at (bottom - y, x) in the turned one.
-        back = lambda q: np.array(np.c_[q[:, 1], bottom - q[:, 0]], np.float32)  # noqa: E731
         return _PassBoxes(
             [back(q) for q in found.quads],
             found.scores,

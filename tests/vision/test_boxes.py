@@ -157,7 +157,6 @@ def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False):
         box_threshold=0.5,
         doubtful_box_floor=0.3,
         mirrored_look=mirrored_look,
-        turned_look=False,
     )
     return recognizer
 
@@ -240,28 +239,6 @@ def test_the_mirrored_look_maps_its_boxes_back_onto_the_photo():
     assert scores == [0.9]
     assert np.allclose(sorted(quads[0][:, 0]), sorted(card[:, 0]))
     # The corners keep the turning order of the detector's boxes (the signed area's sign).
-    assert cv2.contourArea(quads[0], oriented=True) * cv2.contourArea(card, oriented=True) > 0
-
-
-def test_the_turned_look_maps_its_boxes_back_onto_the_photo():
-    recognizer = _sizer()
-    card = box(100, 50, 40, 70)  # x 100-140, y 50-120 in a 400x200 photo
-
-    def predict(image, imgsz, conf=None):
-        # The photo turned a quarter turn clockwise is 200 wide and 400 high; the card's
-        # point (x, y) lies at (199 - y, x): x 79-149, y 100-140.
-        assert image.shape[:2] == (400, 200)
-        assert image[120, 110].sum() > 0 and image[120, 60].sum() == 0
-        return [box(79, 100, 70, 40)], [0.9]
-
-    recognizer.predict_boxes = predict
-    image = np.zeros((200, 400, 3), np.uint8)
-    image[50:121, 100:141] = 255
-    quads, scores, _, _ = recognizer._turned_fine_pass(image, 416)
-    assert scores == [0.9]
-    assert np.allclose(sorted(quads[0][:, 0]), sorted(card[:, 0]))
-    assert np.allclose(sorted(quads[0][:, 1]), sorted(card[:, 1]))
-    # A turn keeps the corners' turning order.
     assert cv2.contourArea(quads[0], oriented=True) * cv2.contourArea(card, oriented=True) > 0
 
 
