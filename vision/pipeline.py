@@ -363,7 +363,6 @@ def _other_looks(quads: list[np.ndarray], look_of: list[int], kept: int) -> list
 def drop_contained(
     quads: list[np.ndarray],
     scores: list[float],
-    passes: list[int] | None = None,
     max_area_ratio: float = 0.6,
     min_inside: float = 0.75,
     same_card_iou: float = 0.5,
@@ -376,15 +375,11 @@ def drop_contained(
     neighbouring cards taken for one (as a pass at a small size does on a dense pile). Every card of a
     deck has the same size, so the other cards of the photo settle it: a box much larger than
     they are is a merge. Without two other cards to compare with, pips leave most of their card
-    bare while cards side by side cover most of the box (`MERGE_COVERAGE`), unless passes of
-    two kinds (`passes`: which kind found each box; `find_boxes` runs one kind now) found the
-    large box: a merge of neighbours is an artefact of a coarse pass alone, while a close-up
-    card whose big pips a fine pass also took for cards (a 6 of coppe) is found by both.
+    bare while cards side by side cover most of the box (`MERGE_COVERAGE`).
     """
     polys = [np.array(q, np.float32).reshape(4, 2) for q in quads]
     areas = [polygon_area(p) for p in polys]
     keep: list[int] = []
-    found_by_both: set[int] = set()
     for i in sorted(range(len(polys)), key=lambda k: -scores[k]):
         if areas[i] <= 0:
             continue
@@ -393,8 +388,6 @@ def drop_contained(
             shared = intersection_area(polys[i], polys[j])
             if shared / (areas[i] + areas[j] - shared) >= same_card_iou:
                 duplicate = True
-                if passes is not None and passes[i] != passes[j]:
-                    found_by_both.add(j)
                 break
         if not duplicate:
             keep.append(i)
@@ -422,8 +415,7 @@ def drop_contained(
             merge = areas[j] >= MERGE_AREA_RATIO * float(np.median(peers))
         else:
             merge = (
-                j not in found_by_both
-                and len(inner) >= 2
+                len(inner) >= 2
                 and covered_fraction(polys[j], [polys[i] for i in inner]) >= MERGE_COVERAGE
             )
         dropped.update([j] if merge else inner)

@@ -65,19 +65,6 @@ def test_without_other_cards_coverage_tells_two_cards_from_two_pips():
     assert drop_contained([card, *pips], [0.6, 0.9, 0.9]) == [0]
 
 
-def test_a_close_up_card_found_by_both_passes_keeps_its_place_over_big_pips():
-    # A 6 of coppe seen close: the fine pass takes three big cups for cards, which together
-    # cover most of the card, exactly as three cards side by side under a merged box would.
-    card_fine, card_coarse = box(100, 100, 300, 500), box(102, 98, 300, 500)
-    cups = [box(110, 110, 280, 150), box(110, 275, 280, 150), box(110, 440, 280, 150)]
-    scores = [0.88, 0.8, 0.7, 0.65, 0.94]
-    both = drop_contained([card_fine, *cups, card_coarse], scores, passes=[0, 0, 0, 0, 1])
-    assert both == [4]
-    # Found by the coarse pass alone, the same big box is taken for a merge of three cards.
-    alone = drop_contained([*cups, card_coarse], scores[1:], passes=[0, 0, 0, 1])
-    assert sorted(alone) == [0, 1, 2]
-
-
 def _recognizer_with(boxes, scores, not_a_card, weak=(), weak_scores=()):
     """A CardRecognizer whose two models are replaced by fixed answers."""
     from vision.pipeline import CardRecognizer, FoundBoxes, RecognizerSettings
