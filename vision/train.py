@@ -114,8 +114,8 @@ def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> P
             name=spec.name,
             exist_ok=True,
             pretrained=spec.init_weights or False,
-            # Off on a GPU too: ultralytics' AMP check downloads a model, which cannot work here,
-            # and a nano model on a GPU is bound by data loading, not arithmetic.
+            # Off on a GPU too: ultralytics' mixed-precision check first downloads a model, which
+            # cannot work offline.
             amp=False,
             time=spec.hours,
             plots=False,
