@@ -346,10 +346,7 @@ def soften(probs: np.ndarray, temperature: float) -> np.ndarray:
 
 def _other_looks(quads: list[np.ndarray], look_of: list[int], kept: int) -> list[np.ndarray]:
     """From each fine look other than box `kept`'s own (`look_of`: the look of each of
-    `quads`), the box that outlines the same card, if it drew one. A box beyond `quads` has
-    none."""
-    if kept >= len(quads):
-        return []
+    `quads`), the box that outlines the same card, if it drew one."""
     best: dict[int, tuple[float, int]] = {}
     for j, look in enumerate(look_of):
         if look == look_of[kept]:
@@ -372,7 +369,7 @@ def drop_contained(
     A box that overlaps a better one by `same_card_iou` is the same card found twice (by two
     looks). Boxes lying mostly inside a much larger box are one of two things: parts
     of one card (pips or a figure taken for cards, as on close-ups), or the large box is several
-    neighbouring cards taken for one (as a pass at a small size does on a dense pile). Every card of a
+    neighbouring cards taken for one (as the detector now and then does on a dense pile). Every card of a
     deck has the same size, so the other cards of the photo settle it: a box much larger than
     they are is a merge. Without two other cards to compare with, pips leave most of their card
     bare while cards side by side cover most of the box (`MERGE_COVERAGE`).

@@ -302,7 +302,9 @@ def train(args: argparse.Namespace) -> int:
     _require_train_extra("train")
     from vision import train as training
 
-    overrides = {k: v for k, v in (("epochs", args.epochs), ("imgsz", args.imgsz)) if v is not None}
+    # The options given, over the defaults of the model's TrainSpec.
+    given = ("epochs", "imgsz", "batch", "workers")
+    overrides = {k: getattr(args, k) for k in given if getattr(args, k) is not None}
     folders = args.data or [DEFAULT_DATA]
     if len(folders) > 1 and (args.model != "detector" or args.closeup_repeats is None):
         raise ScopaError("several --data folders need `detector --closeup-repeats N`")
@@ -323,19 +325,16 @@ def train(args: argparse.Namespace) -> int:
             from scopa_datasets.build import write_closeup_mix
 
             data = write_closeup_mix(folders[0] / "detect", seed=args.seed)
-        spec = training.detector_spec(data, seed=args.seed, **overrides)
+        spec = training.detector_spec(data, seed=args.seed)
     else:
-        spec = training.identifier_spec(data, seed=args.seed, **overrides)
+        spec = training.identifier_spec(data, seed=args.seed)
     if args.init:
         if not args.init.is_file():
             raise ScopaError(f"{args.init}: no such weights file")
         spec = replace(spec, init_weights=str(args.init))
     if args.hours is not None and args.hours <= 0:
         raise ScopaError(f"--hours {args.hours}: give a positive number of hours")
-    hardware = {
-        k: v for k, v in (("batch", args.batch), ("workers", args.workers)) if v is not None
-    }
-    spec = replace(spec, device=args.device, hours=args.hours, **hardware)
+    spec = replace(spec, device=args.device, hours=args.hours, **overrides)
     best = training.train(spec, resume=args.resume)
     print(f"best weights: {best}")
     if args.install:

@@ -207,7 +207,6 @@ def test_a_card_several_fine_looks_boxed_gets_their_other_boxes():
     assert np.allclose(sorted(others[0][:, 0]), sorted(mirrored[1][:, 0]))
     assert np.allclose(sorted(others[1][:, 0]), sorted(main[1][:, 0]))
     assert _other_looks(quads, look_of, 1) == []  # only the zoomed look saw it
-    assert _other_looks(quads, look_of, 6) == []  # beyond the fine boxes: a close-up box
 
 
 def test_the_mirrored_look_maps_its_boxes_back_onto_the_photo():

@@ -167,10 +167,12 @@ def test_a_heap_of_small_cards_is_looked_at_again_larger(recognizer):
 
 
 @pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
-def test_hard_negatives_are_the_detectors_boxes_clear_of_every_card(tmp_path, monkeypatch):
-    """A detector that boxes the whole photo in tiles: only tiles on no card become `none`
-    crops, at most HARD_NEGATIVES_PER_SCENE a photo. (The committed detector now draws such
-    boxes too rarely to test this with: 1 in 10 photos of seed 11.)"""
+def test_hard_negatives_are_cut_from_the_detectors_boxes_as_none_a_few_a_photo(
+    tmp_path, monkeypatch
+):
+    """A detector that boxes the whole photo in tiles: some tiles become `none` crops, at most
+    HARD_NEGATIVES_PER_SCENE a photo. (The committed detector now draws boxes on no card too
+    rarely to test this with: 1 in 10 photos of seed 11.)"""
     import numpy as np
 
     from scopa_datasets import mining
