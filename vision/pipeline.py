@@ -56,7 +56,7 @@ class RecognizerSettings:
     # this at the main pass, it runs again at the size that brings them to this length (at
     # most ZOOMED_IMGSZ_MAX; also when it found no card and the photo is no close-up), and the
     # boxes of both passes count. None: never.
-    small_card_px: float | None = 64
+    small_card_px: float | None = 80
     # A box scoring this much is a card.
     box_threshold: float = 0.5
     # A card box the identifier reads as `none` with this probability is set apart as
