@@ -34,9 +34,6 @@ DETECTOR_FILE = "detector.pt"
 IDENTIFIER_FILE = "identifier.pt"
 DECK_STYLES = ("napoletane", "francesi")
 ZOOMED_IMGSZ_MAX = 640
-# Boxes of two fine looks overlapping this much outline the same card; the identifier reads
-# each and averages.
-SECOND_LOOK_IOU = 0.5
 # A box holding smaller boxes is a false merge of neighbouring cards, not one card whose pips
 # were taken for cards, when it is this many times the size of the photo's other cards, or
 # (with fewer than two other cards to compare with) when two or more boxes cover this share of it.
@@ -69,6 +66,16 @@ class RecognizerSettings:
     # At ultralytics' usual 0.5 such cards were suppressed. Two boxes of one card overlap more
     # than this and still go; `drop_contained` removes what is left.
     nms_iou: float = 0.7
+    # Two boxes overlapping at least this much (outline IoU) outline the same card: the
+    # better-scored stays, and the identifier reads the other too when another look drew it.
+    # Neighbours of a fan or cascade showing a share s of themselves overlap by (1 - s) / (1 + s):
+    # 0.5 at a third, 0.6 at a quarter (at 0.5, every card showing under a third was dropped).
+    same_card_iou: float = 0.6
+    # A box overlapping a better card box by from `crowded_iou` up to `same_card_iou` is a
+    # neighbour showing a narrow strip, or a second box straddling two cards: it counts as a
+    # card only when the identifier reads it at least this sure; otherwise it is doubtful.
+    crowded_iou: float = 0.5
+    crowded_min_confidence: float = 0.5
     # Boxes scored from this floor up to the box threshold are not cards of the photo, but are
     # kept as doubtful boxes: in a heap some are cards with a poor box, which the
     # reconciliation may use for a card no photo shows otherwise. None: not kept.
@@ -184,6 +191,12 @@ class CardRecognizer:
                     and box_score < self.settings.sure_box
                 )
                 (doubtful if weak or turned_down else cards).append(card)
+        settings = self.settings
+        if settings.crowded_iou < settings.same_card_iou and settings.crowded_min_confidence > 0:
+            cards, unsure = split_unsure_crowded(
+                cards, settings.crowded_iou, settings.crowded_min_confidence
+            )
+            doubtful += unsure
         if self.settings.same_reading_iou is not None:
             cards, repeated = split_repeated_readings(cards, self.settings.same_reading_iou)
             doubtful += repeated
@@ -230,14 +243,15 @@ class CardRecognizer:
         quads = [q for look in looks for q in look.quads]
         scores = [s for look in looks for s in look.scores]
         look_of = [k for k, look in enumerate(looks) for _ in look.quads]
-        keep = drop_contained(quads, scores)
+        same_card = self.settings.same_card_iou
+        keep = drop_contained(quads, scores, same_card_iou=same_card)
         weak_quads = [q for look in looks for q in look.weak_quads]
         weak_scores = [s for look in looks for s in look.weak_scores]
-        weak = weak_boxes([quads[i] for i in keep], weak_quads, weak_scores)
+        weak = weak_boxes([quads[i] for i in keep], weak_quads, weak_scores, same_card)
         return FoundBoxes(
             [portrait_corners(quads[i]) for i in keep],
             [scores[i] for i in keep],
-            [_other_looks(quads, look_of, i) for i in keep],
+            [_other_looks(quads, look_of, i, same_card) for i in keep],
             [portrait_corners(weak_quads[i]) for i in weak],
             [weak_scores[i] for i in weak],
         )
@@ -344,15 +358,18 @@ def soften(probs: np.ndarray, temperature: float) -> np.ndarray:
     return (out / out.sum(1, keepdims=True)).astype(np.float32)
 
 
-def _other_looks(quads: list[np.ndarray], look_of: list[int], kept: int) -> list[np.ndarray]:
+def _other_looks(
+    quads: list[np.ndarray], look_of: list[int], kept: int, same_card_iou: float = 0.5
+) -> list[np.ndarray]:
     """From each fine look other than box `kept`'s own (`look_of`: the look of each of
-    `quads`), the box that outlines the same card, if it drew one."""
+    `quads`), the box that outlines the same card (overlapping it by `same_card_iou`), if it
+    drew one."""
     best: dict[int, tuple[float, int]] = {}
     for j, look in enumerate(look_of):
         if look == look_of[kept]:
             continue
         iou = polygon_iou(quads[kept], quads[j])
-        if iou >= SECOND_LOOK_IOU and iou > best.get(look, (0.0, -1))[0]:
+        if iou >= same_card_iou and iou > best.get(look, (0.0, -1))[0]:
             best[look] = (iou, j)
     return [portrait_corners(quads[j]) for _, (_, j) in sorted(best.items())]
 
@@ -431,6 +448,19 @@ def split_repeated_readings(
         same = any(k.card == card.card and polygon_iou(k.quad, card.quad) >= min_iou for k in kept)
         (repeated if same else kept).append(card)
     return kept, repeated
+
+
+def split_unsure_crowded(
+    cards: list[DetectedCard], min_iou: float, min_confidence: float
+) -> tuple[list[DetectedCard], list[DetectedCard]]:
+    """The cards, and apart those that overlap a better-scored card box by `min_iou` and are
+    read under `min_confidence`: as likely a second box across two cards as a strip of one."""
+    kept: list[DetectedCard] = []
+    unsure: list[DetectedCard] = []
+    for card in sorted(cards, key=lambda c: -c.box_confidence):
+        crowded = any(polygon_iou(k.quad, card.quad) >= min_iou for k in kept)
+        (unsure if crowded and card.confidence < min_confidence else kept).append(card)
+    return kept, unsure
 
 
 def weak_boxes(

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.pipeline import drop_contained
+from vision.pipeline import RecognizerSettings, drop_contained
 
 
 def box(x, y, w, h):
@@ -298,3 +298,36 @@ def test_one_card_boxed_twice_with_the_same_reading_keeps_one_card_and_a_doubtfu
     kept, repeated = split_repeated_readings([again, neighbour, first, far], min_iou=0.3)
     assert kept == [first, neighbour, far]
     assert repeated == [again]
+
+
+def test_a_cascade_card_showing_under_a_third_of_itself_keeps_its_own_box():
+    """Neighbours of a cascade showing a share s overlap by (1 - s) / (1 + s): 0.54 at 30%.
+    Both stay cards, and neither box is taken for another look at the other card."""
+    from vision.pipeline import _other_looks
+
+    recognizer = _sizer(small_card_px=None)
+    upper, lower = box(100, 100, 200, 330), box(100, 199, 200, 330)  # the lower shows 30%
+    recognizer.predict_boxes = lambda image, imgsz, conf=None: ([upper, lower], [0.9, 0.8])
+    boxes = recognizer.find_boxes(np.zeros((768, 1024, 3), np.uint8))
+    assert sorted(boxes.scores) == [0.8, 0.9]
+    assert boxes.other_looks == [[], []]
+    # Another look that boxed only the upper card lends it no reading of the lower one.
+    same_card = RecognizerSettings().same_card_iou
+    assert _other_looks([upper, lower], [0, 1], 1, same_card) == []
+
+
+def test_a_crowded_box_read_unsure_is_set_apart_as_doubtful():
+    from vision.pipeline import split_unsure_crowded
+    from vision.types import DetectedCard
+
+    def card(code, confidence, quad, box_confidence):
+        return DetectedCard(code, confidence, np.zeros(40), quad, box_confidence)
+
+    upper, lower = box(100, 100, 200, 330), box(100, 199, 200, 330)
+    apart = box(500, 100, 200, 330)
+    sure = [card("1D", 0.99, upper, 0.9), card("2D", 0.95, lower, 0.8)]
+    kept, unsure = split_unsure_crowded(sure, 0.5, 0.5)
+    assert [c.card for c in kept] == ["1D", "2D"] and unsure == []
+    doubt = [card("1D", 0.99, upper, 0.9), card("2D", 0.3, lower, 0.8), card("3D", 0.3, apart, 0.7)]
+    kept, unsure = split_unsure_crowded(doubt, 0.5, 0.5)
+    assert [c.card for c in kept] == ["1D", "3D"] and [c.card for c in unsure] == ["2D"]
