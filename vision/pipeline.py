@@ -197,8 +197,8 @@ class CardRecognizer:
                 cards, settings.crowded_iou, settings.crowded_min_confidence
             )
             doubtful += unsure
-        if self.settings.same_reading_iou is not None:
-            cards, repeated = split_repeated_readings(cards, self.settings.same_reading_iou)
+        if settings.same_reading_iou is not None:
+            cards, repeated = split_repeated_readings(cards, settings.same_reading_iou)
             doubtful += repeated
         reading_order = lambda c: (  # noqa: E731
             round(float(c.quad[:, 1].mean()) / max(height / 12, 1)),
@@ -359,7 +359,10 @@ def soften(probs: np.ndarray, temperature: float) -> np.ndarray:
 
 
 def _other_looks(
-    quads: list[np.ndarray], look_of: list[int], kept: int, same_card_iou: float = 0.5
+    quads: list[np.ndarray],
+    look_of: list[int],
+    kept: int,
+    same_card_iou: float = RecognizerSettings.same_card_iou,
 ) -> list[np.ndarray]:
     """From each fine look other than box `kept`'s own (`look_of`: the look of each of
     `quads`), the box that outlines the same card (overlapping it by `same_card_iou`), if it
@@ -379,7 +382,7 @@ def drop_contained(
     scores: list[float],
     max_area_ratio: float = 0.6,
     min_inside: float = 0.75,
-    same_card_iou: float = 0.5,
+    same_card_iou: float = RecognizerSettings.same_card_iou,
 ) -> list[int]:
     """Indices of the boxes to keep, best first: no duplicates, no parts of a card, no merges.
 
@@ -467,7 +470,7 @@ def weak_boxes(
     card_quads: list[np.ndarray],
     weak_quads: list[np.ndarray],
     weak_scores: list[float],
-    same_card_iou: float = 0.5,
+    same_card_iou: float = RecognizerSettings.same_card_iou,
     min_inside: float = 0.75,
 ) -> list[int]:
     """Indices of the weak boxes worth a look, best first: none that repeats a card box or a

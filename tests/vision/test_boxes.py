@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.pipeline import RecognizerSettings, drop_contained
+from vision.pipeline import drop_contained
 
 
 def box(x, y, w, h):
@@ -312,8 +312,7 @@ def test_a_cascade_card_showing_under_a_third_of_itself_keeps_its_own_box():
     assert sorted(boxes.scores) == [0.8, 0.9]
     assert boxes.other_looks == [[], []]
     # Another look that boxed only the upper card lends it no reading of the lower one.
-    same_card = RecognizerSettings().same_card_iou
-    assert _other_looks([upper, lower], [0, 1], 1, same_card) == []
+    assert _other_looks([upper, lower], [0, 1], 1) == []
 
 
 def test_a_crowded_box_read_unsure_is_set_apart_as_doubtful():
