@@ -14,6 +14,7 @@ reconciliation to fall back on (see `PhotoResult.doubtful`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -445,12 +446,12 @@ def split_repeated_readings(
     """The cards, and apart those that overlap a better-scored box by `min_iou` and read as the
     same card: mostly one card boxed twice, a little differently, by two looks of the detector;
     sometimes a neighbour in a fan misread as that card, so they are kept as doubtful boxes."""
-    kept: list[DetectedCard] = []
-    repeated: list[DetectedCard] = []
-    for card in sorted(cards, key=lambda c: -c.box_confidence):
-        same = any(k.card == card.card and polygon_iou(k.quad, card.quad) >= min_iou for k in kept)
-        (repeated if same else kept).append(card)
-    return kept, repeated
+    return _set_apart(
+        cards,
+        lambda better, card: (
+            better.card == card.card and polygon_iou(better.quad, card.quad) >= min_iou
+        ),
+    )
 
 
 def split_unsure_crowded(
@@ -458,12 +459,23 @@ def split_unsure_crowded(
 ) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """The cards, and apart those that overlap a better-scored card box by `min_iou` and are
     read under `min_confidence`: as likely a second box across two cards as a strip of one."""
+    return _set_apart(
+        cards,
+        lambda better, card: (
+            card.confidence < min_confidence and polygon_iou(better.quad, card.quad) >= min_iou
+        ),
+    )
+
+
+def _set_apart(
+    cards: list[DetectedCard], clashes: Callable[[DetectedCard, DetectedCard], bool]
+) -> tuple[list[DetectedCard], list[DetectedCard]]:
+    """Best box first, each card is kept unless it `clashes` with a better card kept before it."""
     kept: list[DetectedCard] = []
-    unsure: list[DetectedCard] = []
+    apart: list[DetectedCard] = []
     for card in sorted(cards, key=lambda c: -c.box_confidence):
-        crowded = any(polygon_iou(k.quad, card.quad) >= min_iou for k in kept)
-        (unsure if crowded and card.confidence < min_confidence else kept).append(card)
-    return kept, unsure
+        (apart if any(clashes(better, card) for better in kept) else kept).append(card)
+    return kept, apart
 
 
 def weak_boxes(
