@@ -187,10 +187,14 @@ class SceneReport:
         result: PhotoResult,
         min_iou: float = 0.5,
     ) -> None:
-        """Match detections to true cards greedily by polygon IoU.
+        """Match detections to true cards greedily by polygon IoU, those reading the card first.
 
         `truth` is (code, quad, visible share): a card showing under MIN_VISIBLE is not one the
-        program must find, but finding it is not a false card either.
+        program must find, but finding it is not a false card either. Matching by outline
+        alone would pair a box with the wrong card where outlines nearly coincide (neighbours
+        of a hand fan overlap by IoU 0.9), so, as COCO matches within a class, a box outlining
+        a card and reading it is that card's; the boxes left are then matched by outline
+        alone, to tell misread cards from false ones.
         """
         self.photos[layout] += 1
         pairs = sorted(
@@ -203,11 +207,14 @@ class SceneReport:
         )
         match: dict[int, int] = {}
         used_d: set[int] = set()
-        for iou, ti, di in pairs:
-            if iou < min_iou or ti in match or di in used_d:
-                continue
-            match[ti] = di
-            used_d.add(di)
+        for same_reading in (True, False):
+            for iou, ti, di in pairs:
+                if iou < min_iou or ti in match or di in used_d:
+                    continue
+                if same_reading and result.cards[di].card != truth[ti][0]:
+                    continue
+                match[ti] = di
+                used_d.add(di)
         for ti, (code, quad, visible) in enumerate(truth):
             read = result.cards[match[ti]].card if ti in match else None
             if visible >= MIN_VISIBLE:

@@ -1,0 +1,51 @@
+"""Scoring the recogniser against the truth of generated piles: which box is which card."""
+
+import numpy as np
+
+from vision.evaluate import SceneReport
+from vision.types import DetectedCard, PhotoResult
+
+
+def turned_card(degrees: float, pivot=(300.0, 500.0), w=120.0, h=200.0) -> np.ndarray:
+    """A card turned about a point below it, as the cards of a hand fan are."""
+    corners = np.float32([[-w / 2, -h], [w / 2, -h], [w / 2, 0], [-w / 2, 0]])
+    t = np.radians(degrees)
+    rot = np.float32([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    return corners @ rot.T + np.float32(pivot)
+
+
+def found(code: str, quad: np.ndarray) -> DetectedCard:
+    return DetectedCard(code, 0.9, np.zeros(40, np.float32), quad, 0.9)
+
+
+def report_for(truth, cards) -> dict:
+    report = SceneReport()
+    report.add("hand_fan", truth, PhotoResult(None, 600, 600, cards))
+    return report.to_dict()
+
+
+def test_a_box_that_reads_its_card_is_matched_to_it_where_outlines_nearly_coincide():
+    # Two neighbours of a hand fan, 3 degrees apart: their outlines overlap by IoU 0.9, and the
+    # box drawn around the upper one (7C) fits the lower one (3D) a little better.
+    lower, upper = turned_card(0.0), turned_card(3.0)
+    box = turned_card(1.0)
+    truth = [("3D", lower, 0.3), ("7C", upper, 1.0)]
+    result = report_for(truth, [found("7C", box)])
+    assert result["all"]["identified"] == 0.5  # 7C read; 3D not found
+    assert result["shares"]["at least 2/3"]["identified"] == 1.0
+    assert result["all"]["false_cards_per_100_photos"] == 0.0
+
+
+def test_a_misread_card_is_still_found_and_is_no_false_card():
+    card = turned_card(0.0)
+    result = report_for([("3D", card, 1.0)], [found("4D", card)])
+    assert result["all"]["found"] == 1.0
+    assert result["all"]["identified"] == 0.0
+    assert result["confusions"] == [{"truth": "3D", "read": "4D", "count": 1}]
+    assert result["all"]["false_cards_per_100_photos"] == 0.0
+
+
+def test_a_box_on_no_card_is_a_false_card():
+    result = report_for([("3D", turned_card(0.0), 1.0)], [found("3D", turned_card(90.0))])
+    assert result["all"]["found"] == 0.0
+    assert result["all"]["false_cards_per_100_photos"] == 100.0
