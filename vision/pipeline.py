@@ -84,10 +84,9 @@ class RecognizerSettings:
     # Photos of small cards are also looked at mirrored, at the zoomed size.
     mirrored_look: bool = True
     # Two card boxes overlapping at least this much (IoU) that read as the same card are that
-    # card boxed twice by two looks, or a box straddling it and its neighbour (a photo cannot
-    # show a card twice): the better-scored box stays a card, the other becomes a doubtful
-    # box. None: both stay cards.
-    same_reading_iou: float | None = 0.15
+    # card boxed twice by two looks (a photo cannot show a card twice): the better-scored box
+    # stays a card, the other becomes a doubtful box. None: both stay cards.
+    same_reading_iou: float | None = 0.3
     # The identifier's readings are softened by this temperature (its logits divided by it),
     # so that a confidence of 0.99 is wrong about as rarely as it says.
     identifier_temperature: float = 1.0

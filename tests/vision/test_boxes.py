@@ -300,22 +300,6 @@ def test_one_card_boxed_twice_with_the_same_reading_keeps_one_card_and_a_doubtfu
     assert repeated == [again]
 
 
-def test_a_box_straddling_two_cards_and_reading_one_of_them_is_set_apart():
-    """On a grid the detector now and then boxes the gap between two cards, half of each
-    (IoU about 0.2 with both); read as one of them, it is that card seen twice."""
-    from vision.pipeline import RecognizerSettings, split_repeated_readings
-    from vision.types import DetectedCard
-
-    left = DetectedCard("5D", 0.99, np.zeros(40), box(100, 100, 100, 160), 0.95)
-    right = DetectedCard("5S", 0.99, np.zeros(40), box(230, 100, 100, 160), 0.94)
-    straddle = DetectedCard("5D", 0.43, np.zeros(40), box(165, 100, 100, 160), 0.85)
-    kept, repeated = split_repeated_readings(
-        [straddle, left, right], RecognizerSettings().same_reading_iou
-    )
-    assert kept == [left, right]
-    assert repeated == [straddle]
-
-
 def test_a_cascade_card_showing_under_a_third_of_itself_keeps_its_own_box():
     """Neighbours of a cascade showing a share s overlap by (1 - s) / (1 + s): 0.54 at 30%.
     Both stay cards, and neither box is taken for another look at the other card."""
