@@ -14,11 +14,11 @@ reconciliation to fall back on (see `PhotoResult.doubtful`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -90,6 +90,34 @@ class RecognizerSettings:
     # The identifier's readings are softened by this temperature (its logits divided by it),
     # so that a confidence of 0.99 is wrong about as rarely as it says.
     identifier_temperature: float = 1.0
+
+    def overridden(self, changes: Mapping[str, str]) -> RecognizerSettings:
+        """These settings with some changed, given as text (`scopa eval --set name=value`):
+        a number, `true` or `false`, or `none` to turn off an optional pass or rule."""
+        known = {f.name: f for f in fields(self)}
+        values: dict[str, Any] = {}
+        for name, text in changes.items():
+            if name not in known:
+                raise ValueError(f"unknown recogniser setting {name!r}: one of {', '.join(known)}")
+            word = text.strip().lower()
+            if word == "none" and "None" in str(known[name].type):
+                values[name] = None
+            elif known[name].type == "bool":
+                if word not in ("true", "false"):
+                    raise ValueError(f"setting {name} takes true or false, not {text!r}")
+                values[name] = word == "true"
+            else:
+                try:
+                    number = float(word)
+                except ValueError:
+                    raise ValueError(f"setting {name} takes a number, not {text!r}") from None
+                if "float" in str(known[name].type):
+                    values[name] = number
+                elif number.is_integer():
+                    values[name] = int(number)
+                else:
+                    raise ValueError(f"setting {name} takes a whole number, not {text!r}")
+        return replace(self, **values)
 
 
 @dataclass

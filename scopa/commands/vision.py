@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -202,6 +204,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="folder with detector.pt and identifier.pt to measure instead of the committed models/ "
         "(e.g. an identifier trained with --hold-out-deck)",
     )
+    p.add_argument(
+        "--size",
+        type=_photo_size,
+        default=(1024, 768),
+        metavar="WxH",
+        help="size of the generated pile photos (default 1024x768; portrait or landscape is drawn)",
+    )
+    _add_settings_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=evaluate)
 
@@ -215,8 +225,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--hands", type=int, default=10, help="hands per layout (hands benchmark)")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--seed", type=int, default=2000)
+    _add_settings_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=bench)
+
+
+def _add_settings_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="measure with a recogniser setting changed (vision/pipeline.py: RecognizerSettings), "
+        "e.g. --set same_card_iou=0.5; repeat for more",
+    )
+
+
+def _photo_size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    if not (width.isdigit() and height.isdigit() and int(width) > 0 and int(height) > 0):
+        raise argparse.ArgumentTypeError(f"not a photo size like 1600x1200: {text!r}")
+    return int(width), int(height)
 
 
 def _progress(desc: str, total: int | None = None):
@@ -343,18 +373,40 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recognizer(deck: str, models: Path | None = None):
+def _recognizer(deck: str, models: Path | None = None, settings=None):
+    """The recogniser for `deck`: the committed models or those in `models`, with `settings`
+    (`_chosen_settings`) if given."""
     from vision import get_recognizer
-    from vision.pipeline import ModelsMissingError
+    from vision.pipeline import CardRecognizer, ModelsMissingError
 
     if models is not None and not models.is_dir():
         raise ScopaError(f"{models}: not a folder (give one holding detector.pt and identifier.pt)")
     try:
+        if settings is not None:
+            return CardRecognizer(models_dir=models, deck=deck, settings=settings)
         return get_recognizer(deck=deck, models_dir=str(models) if models else None)
     except ModelsMissingError as exc:
         raise ScopaError(
             f"{exc}; train them with `scopa train` or restore models/ from git"
         ) from None
+
+
+def _chosen_settings(items: Sequence[str]):
+    """The recogniser's settings with the `--set NAME=VALUE` changes, or None for none."""
+    from vision.pipeline import RecognizerSettings
+
+    if not items:
+        return None
+    changes = {}
+    for item in items:
+        name, equals, value = item.partition("=")
+        if not equals:
+            raise ScopaError(f"--set {item}: give NAME=VALUE, e.g. same_card_iou=0.5")
+        changes[name.strip()] = value
+    try:
+        return RecognizerSettings().overridden(changes)
+    except ValueError as exc:
+        raise ScopaError(f"--set: {exc}") from None
 
 
 def detect(args: argparse.Namespace) -> int:
@@ -406,7 +458,7 @@ def _print_table(result) -> None:
 def evaluate(args: argparse.Namespace) -> int:
     from vision import evaluate as ev
 
-    recognizer = _recognizer(args.deck, args.models)
+    recognizer = _recognizer(args.deck, args.models, _chosen_settings(args.settings))
     report: dict = {}
     for folder in args.photos or [DEFAULT_SHARED / "real" / "dev"]:
         if not folder.is_dir():
@@ -429,7 +481,7 @@ def evaluate(args: argparse.Namespace) -> int:
         config = GeneratorConfig(shared=DEFAULT_SHARED, seed=args.seed)
         scene_report = ev.SceneReport()
         for layout in LAYOUTS:
-            scenes = iter_scenes(config, "val", range(args.scenes), layout=layout)
+            scenes = iter_scenes(config, "val", range(args.scenes), size=args.size, layout=layout)
             ev.evaluate_scenes(
                 recognizer,
                 scenes,
@@ -507,10 +559,13 @@ def bench(args: argparse.Namespace) -> int:
         scene = next(iter_scenes(config, "val", [0], size=(4032, 3024), layout="grid", n_cards=20))
         with tempfile.TemporaryDirectory() as tmp:
             report = benchmark.speed(
-                CardRecognizer, scene.image, repeats=args.repeats, workdir=Path(tmp)
+                functools.partial(CardRecognizer, settings=_chosen_settings(args.settings)),
+                scene.image,
+                repeats=args.repeats,
+                workdir=Path(tmp),
             )
     else:
-        recognizer = _recognizer("napoletane")
+        recognizer = _recognizer("napoletane", settings=_chosen_settings(args.settings))
         jobs = [(layout, i) for layout in LAYOUTS for i in range(args.hands)]
         hands_iter = ((layout, hand_scenes(config, i, layout)) for layout, i in jobs)
         report = benchmark.hands(
