@@ -9,10 +9,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scoring.errors import ScopaError
 
 from .checks import output_folder
+
+if TYPE_CHECKING:  # the vision stack is imported by the commands that use it
+    from vision.pipeline import CardRecognizer, RecognizerSettings
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SHARED = PROJECT_ROOT.parent / "shared"
@@ -373,7 +377,9 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recognizer(deck: str, models: Path | None = None, settings=None):
+def _recognizer(
+    deck: str, models: Path | None = None, settings: RecognizerSettings | None = None
+) -> CardRecognizer:
     """The recogniser for `deck`: the committed models or those in `models`, with `settings`
     (`_chosen_settings`) if given."""
     from vision import get_recognizer
@@ -391,7 +397,7 @@ def _recognizer(deck: str, models: Path | None = None, settings=None):
         ) from None
 
 
-def _chosen_settings(items: Sequence[str]):
+def _chosen_settings(items: Sequence[str]) -> RecognizerSettings | None:
     """The recogniser's settings with the `--set NAME=VALUE` changes, or None for none."""
     from vision.pipeline import RecognizerSettings
 
