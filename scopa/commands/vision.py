@@ -201,13 +201,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--seed", type=int, default=1000, help="seed of the generated piles (training used 0)"
     )
     p.add_argument("--deck", default="napoletane")
-    p.add_argument(
-        "--models",
-        type=Path,
-        default=None,
-        help="folder with detector.pt and identifier.pt to measure instead of the committed models/ "
-        "(e.g. an identifier trained with --hold-out-deck)",
-    )
+    _add_models_option(p)
     p.add_argument(
         "--size",
         type=_photo_size,
@@ -229,9 +223,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--hands", type=int, default=10, help="hands per layout (hands benchmark)")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--seed", type=int, default=2000)
+    _add_models_option(p)
     _add_settings_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=bench)
+
+
+def _add_models_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--models",
+        type=Path,
+        default=None,
+        help="folder with detector.pt and identifier.pt to measure instead of the committed models/ "
+        "(e.g. a candidate from `scopa train`, or an identifier trained with --hold-out-deck)",
+    )
 
 
 def _add_settings_option(p: argparse.ArgumentParser) -> None:
@@ -558,20 +563,21 @@ def bench(args: argparse.Namespace) -> int:
     from scopa_datasets.scenes import LAYOUTS
     from scoring import Rules
     from vision import benchmark
-    from vision.pipeline import CardRecognizer
 
     config = GeneratorConfig(shared=DEFAULT_SHARED, seed=args.seed)
     if args.what == "speed":
         scene = next(iter_scenes(config, "val", [0], size=(4032, 3024), layout="grid", n_cards=20))
         with tempfile.TemporaryDirectory() as tmp:
             report = benchmark.speed(
-                functools.partial(CardRecognizer, settings=_chosen_settings(args.settings)),
+                functools.partial(
+                    _recognizer, "napoletane", args.models, _chosen_settings(args.settings)
+                ),
                 scene.image,
                 repeats=args.repeats,
                 workdir=Path(tmp),
             )
     else:
-        recognizer = _recognizer("napoletane", settings=_chosen_settings(args.settings))
+        recognizer = _recognizer("napoletane", args.models, _chosen_settings(args.settings))
         jobs = [(layout, i) for layout in LAYOUTS for i in range(args.hands)]
         hands_iter = ((layout, hand_scenes(config, i, layout)) for layout, i in jobs)
         report = benchmark.hands(

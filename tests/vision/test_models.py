@@ -145,10 +145,15 @@ def test_eval_command_measures_one_deck_with_the_corners_of_its_set(tmp_path, ca
     assert report[f"{deck} (identifier on given corners)"]["photos"] == 2
 
 
-def test_eval_command_names_a_models_folder_that_is_not_there(tmp_path, capsys):
-    status = main(["eval", "--scenes", "0", "--models", str(tmp_path / "nowhere")])
+@pytest.mark.parametrize(
+    "command", [["eval", "--scenes", "0"], ["bench", "hands"], ["bench", "speed"]]
+)
+def test_measuring_commands_name_a_models_folder_that_is_not_there(command, tmp_path, capsys):
+    status = main([*command, "--models", str(tmp_path / "nowhere")])
     assert status == 2
-    assert "nowhere" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "nowhere" in err and "not a folder" in err
+    assert "Traceback" not in err
 
 
 @pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
