@@ -33,6 +33,10 @@ from .types import NOT_A_CARD, DetectedCard, PhotoResult
 MODELS_DIR = yolo_env.PROJECT_ROOT / "models"
 DETECTOR_FILE = "detector.pt"
 IDENTIFIER_FILE = "identifier.pt"
+# A second identifier, trained at a larger input, read with the first and averaged with it
+# (`ClassifierEnsemble`) where it is present: together they read more cards showing a strip
+# than either alone (models/README.md, 2026-12-05 (morning)).
+SECOND_IDENTIFIER_FILE = "identifier-160px.pt"
 DECK_STYLES = ("napoletane", "francesi")
 ZOOMED_IMGSZ_MAX = 640
 # A box holding smaller boxes is a false merge of neighbouring cards, not one card whose pips
@@ -166,14 +170,14 @@ class CardRecognizer:
         self.models_dir = Path(models_dir) if models_dir else MODELS_DIR
         self.deck = deck
         detector_path = self.models_dir / DETECTOR_FILE
-        identifier_path = self._identifier_path()
-        for path in (detector_path, identifier_path):
-            if not path.is_file() and not path.with_suffix(".onnx").is_file():
+        identifier_paths = self._identifier_paths()
+        for path in (detector_path, *identifier_paths):
+            if not _weights_present(path):
                 raise ModelsMissingError(f"model weights not found: {path}")
         # ONNX Runtime when models/*.onnx are the export of these weights, else ultralytics
         # (see vision/backends.py; `backend` forces one).
         try:
-            self.detector, self.identifier = load_backends(detector_path, identifier_path, backend)
+            self.detector, self.identifier = load_backends(detector_path, identifier_paths, backend)
         except BackendUnavailableError as exc:
             raise ModelsMissingError(str(exc)) from None
         self.settings = settings or RecognizerSettings()
@@ -185,12 +189,14 @@ class CardRecognizer:
         self._not_a_card_class = names.index(NOT_A_CARD) if NOT_A_CARD in names else None
         self._lock = threading.Lock()
 
-    def _identifier_path(self) -> Path:
-        """A deck style may have an identifier of its own; otherwise the shared one serves."""
+    def _identifier_paths(self) -> list[Path]:
+        """A deck style may have an identifier of its own; otherwise the shared one serves,
+        with the second identifier where it is present."""
         specific = self.models_dir / f"identifier-{self.deck}.pt"
-        if specific.is_file() or specific.with_suffix(".onnx").is_file():
-            return specific
-        return self.models_dir / IDENTIFIER_FILE
+        if _weights_present(specific):
+            return [specific]
+        second = self.models_dir / SECOND_IDENTIFIER_FILE
+        return [self.models_dir / IDENTIFIER_FILE, *([second] if _weights_present(second) else [])]
 
     def recognize(self, source: Source | np.ndarray, path: str | None = None) -> PhotoResult:
         """Find and identify every card in a photo (a path, bytes, a file object or a BGR array)."""
@@ -375,6 +381,11 @@ class CardRecognizer:
         probs = np.zeros((n, len(CARD_CODES)), np.float32)
         probs[:, self._to_deck_order] = averaged[:, self._card_classes]
         return probs / np.maximum(probs.sum(1, keepdims=True), 1e-12), not_a_card
+
+
+def _weights_present(weights: Path) -> bool:
+    """The `.pt`, or the ONNX export that can stand in for it."""
+    return weights.is_file() or weights.with_suffix(".onnx").is_file()
 
 
 def soften(probs: np.ndarray, temperature: float) -> np.ndarray:

@@ -40,6 +40,23 @@ def recognizer():
     return get_recognizer()
 
 
+def test_the_second_identifier_reads_with_the_first_where_it_is_present(recognizer, tmp_path):
+    from vision.backends import ClassifierEnsemble
+    from vision.pipeline import IDENTIFIER_FILE, SECOND_IDENTIFIER_FILE, CardRecognizer
+
+    models = ROOT / "models"
+    assert (models / SECOND_IDENTIFIER_FILE).is_file()
+    assert isinstance(recognizer.identifier, ClassifierEnsemble)
+    assert [m.imgsz for m in recognizer.identifier.members] == [128, 160]
+    assert recognizer.crop_size == 160
+    # A folder without it (an older models/, or `scopa eval --models`) reads with the first alone.
+    first = Path(IDENTIFIER_FILE).stem
+    for name in ("detector.pt", "detector.onnx", f"{first}.pt", f"{first}.onnx", "onnx.json"):
+        (tmp_path / name).symlink_to(models / name)
+    alone = CardRecognizer(models_dir=tmp_path)
+    assert not isinstance(alone.identifier, ClassifierEnsemble) and alone.crop_size == 128
+
+
 @needs_real
 @pytest.mark.parametrize("photo", REAL_PHOTOS)
 def test_real_photo_is_read(recognizer, photo):
