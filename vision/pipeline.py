@@ -91,6 +91,10 @@ class RecognizerSettings:
     # card boxed twice by two looks (a photo cannot show a card twice): the better-scored box
     # stays a card, the other becomes a doubtful box. None: both stay cards.
     same_reading_iou: float | None = 0.3
+    # When the zoomed pass ran, a card box that only one of the looks drew is a card only when
+    # the identifier reads it at least this sure; otherwise it is doubtful. Most false cards
+    # left are such boxes (a box straddling two cards, drawn by one look). None: no such rule.
+    lone_look_min_confidence: float | None = 0.5
     # The identifier's readings are softened by this temperature (its logits divided by it),
     # so that a confidence of 0.99 is wrong about as rarely as it says.
     identifier_temperature: float = 1.0
@@ -136,6 +140,8 @@ class FoundBoxes:
     other_looks: list[list[np.ndarray]]
     weak_quads: list[np.ndarray]
     weak_scores: list[float]
+    #: How many fine looks the detector took (1, or 3 with the zoomed pass and its mirror).
+    looks: int = 1
 
 
 class _PassBoxes(NamedTuple):
@@ -225,7 +231,8 @@ class CardRecognizer:
                     empty >= self.settings.not_a_card_threshold
                     and box_score < self.settings.sure_box
                 )
-                (doubtful if weak or turned_down else cards).append(card)
+                lone = self._lone_unsure(boxes, k, card.confidence)
+                (doubtful if weak or turned_down or lone else cards).append(card)
         settings = self.settings
         if settings.crowded_iou < settings.same_card_iou and settings.crowded_min_confidence > 0:
             cards, unsure = split_unsure_crowded(
@@ -245,6 +252,17 @@ class CardRecognizer:
             height,
             sorted(cards, key=reading_order),
             sorted(doubtful, key=reading_order),
+        )
+
+    def _lone_unsure(self, boxes: FoundBoxes, k: int, confidence: float) -> bool:
+        """Card box `k` was drawn by one look of several and is read under the bar."""
+        bar = self.settings.lone_look_min_confidence
+        return (
+            bar is not None
+            and boxes.looks > 1
+            and k < len(boxes.quads)
+            and not boxes.other_looks[k]
+            and confidence < bar
         )
 
     def detect(self, image: np.ndarray) -> tuple[list[np.ndarray], list[float]]:
@@ -289,6 +307,7 @@ class CardRecognizer:
             [_other_looks(quads, look_of, i, same_card) for i in keep],
             [portrait_corners(weak_quads[i]) for i in weak],
             [weak_scores[i] for i in weak],
+            len(looks),
         )
 
     def _fine_pass(self, image: np.ndarray, imgsz: int) -> _PassBoxes:

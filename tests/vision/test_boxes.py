@@ -91,6 +91,29 @@ def test_a_box_the_identifier_calls_empty_is_set_apart_unless_the_detector_is_su
     assert [float(c.quad[0, 0]) for c in result.detections] == [100.0, 200.0, 10.0]
 
 
+def test_a_box_one_look_of_three_drew_is_a_card_only_if_read_surely():
+    from dataclasses import replace
+
+    from vision.pipeline import FoundBoxes
+
+    boxes = [box(10, 10, 60, 100), box(100, 10, 60, 100)]
+    recognizer = _recognizer_with(boxes, [0.9, 0.9], [0.0, 0.0])
+    # The first box was drawn by every look, the second by one look only; both read at 0.9.
+    recognizer.find_boxes = lambda image: FoundBoxes(
+        boxes, [0.9, 0.9], [[boxes[0], boxes[0]], []], [], [], looks=3
+    )
+    image = np.zeros((200, 300, 3), np.uint8)
+    for bar, lone_is_a_card in ((0.95, False), (0.5, True), (None, True)):
+        recognizer.settings = replace(recognizer.settings, lone_look_min_confidence=bar)
+        result = recognizer.recognize(image)
+        assert [float(c.quad[0, 0]) for c in result.doubtful] == ([] if lone_is_a_card else [100.0])
+        assert len(result.cards) == (2 if lone_is_a_card else 1)
+    # With a single look (no zoomed pass) there is no other look to agree: the rule is idle.
+    recognizer.find_boxes = lambda image: FoundBoxes(boxes, [0.9, 0.9], [[], []], [], [], looks=1)
+    recognizer.settings = replace(recognizer.settings, lone_look_min_confidence=0.95)
+    assert len(recognizer.recognize(image).cards) == 2
+
+
 def test_a_weak_box_is_doubtful_whatever_the_identifier_says():
     recognizer = _recognizer_with(
         [box(10, 10, 60, 100)], [0.9], [0.0, 0.0], weak=[box(100, 10, 60, 100)], weak_scores=[0.4]
