@@ -80,7 +80,7 @@ class RecognizerSettings:
     # neighbour showing a narrow strip, or a second box straddling two cards: it counts as a
     # card only when the identifier reads it at least this sure; otherwise it is doubtful.
     crowded_iou: float = 0.5
-    crowded_min_confidence: float = 0.5
+    crowded_min_confidence: float = 0.3
     # Boxes scored from this floor up to the box threshold are not cards of the photo, but are
     # kept as doubtful boxes: in a heap some are cards with a poor box, which the
     # reconciliation may use for a card no photo shows otherwise. None: not kept.
