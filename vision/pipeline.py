@@ -92,8 +92,8 @@ class RecognizerSettings:
     # stays a card, the other becomes a doubtful box. None: both stay cards.
     same_reading_iou: float | None = 0.3
     # When the zoomed pass ran, a card box that only one of the looks drew is a card only when
-    # the identifier reads it at least this sure; otherwise it is doubtful. Most false cards
-    # left are such boxes (a box straddling two cards, drawn by one look). None: no such rule.
+    # the identifier reads it at least this sure; otherwise it is doubtful. On the tuning
+    # piles most false cards were such boxes (models/README.md). None: no such rule.
     lone_look_min_confidence: float | None = 0.5
     # The identifier's readings are softened by this temperature (its logits divided by it),
     # so that a confidence of 0.99 is wrong about as rarely as it says.
