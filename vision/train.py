@@ -32,6 +32,9 @@ class TrainSpec:
     # Stop after this many hours instead of after `epochs`; ultralytics then fits the number of
     # epochs (and the learning-rate schedule) to the time from the first epoch's duration.
     hours: float | None = None
+    # The starting learning rate, over the recipe's (`_augmentation`); a short fine-tune of a
+    # model that already reads well wants a smaller step than the recipe's.
+    lr0: float | None = None
 
 
 def detector_spec(data_yaml: Path, epochs: int = 10, imgsz: int = 416, seed: int = 0) -> TrainSpec:
@@ -63,7 +66,7 @@ def _augmentation(spec: TrainSpec) -> dict:
         }
         if spec.init_weights:  # a few more epochs on new data, from weights that already read well
             recipe |= {"lr0": 0.001, "warmup_epochs": 0.2, "warmup_bias_lr": 0.0}
-        return recipe
+        return recipe | _given_lr0(spec)
     # Scenes already have perspective, rotation, scale and every layout. Mosaic is off: it would
     # put four piles (up to 120 cards) in one image, which makes the box assigner slow on a CPU.
     recipe = {
@@ -86,7 +89,11 @@ def _augmentation(spec: TrainSpec) -> dict:
             "warmup_epochs": 0.5,
             "warmup_bias_lr": 0.0,
         }
-    return recipe
+    return recipe | _given_lr0(spec)
+
+
+def _given_lr0(spec: TrainSpec) -> dict:
+    return {} if spec.lr0 is None else {"lr0": spec.lr0}
 
 
 def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> Path:

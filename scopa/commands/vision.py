@@ -144,6 +144,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="train for this long instead of --epochs (the schedule is fitted to the time)",
     )
     p.add_argument(
+        "--lr",
+        type=float,
+        default=None,
+        help="starting learning rate (default: the recipe's; smaller suits a short fine-tune)",
+    )
+    p.add_argument(
         "--install",
         action="store_true",
         help="copy the best weights to models/<model>.pt when done",
@@ -374,7 +380,9 @@ def train(args: argparse.Namespace) -> int:
         spec = replace(spec, init_weights=str(args.init))
     if args.hours is not None and args.hours <= 0:
         raise ScopaError(f"--hours {args.hours}: give a positive number of hours")
-    spec = replace(spec, device=args.device, hours=args.hours, **overrides)
+    if args.lr is not None and not 0 < args.lr < 1:
+        raise ScopaError(f"--lr {args.lr}: give a learning rate between 0 and 1")
+    spec = replace(spec, device=args.device, hours=args.hours, lr0=args.lr, **overrides)
     best = training.train(spec, resume=args.resume)
     print(f"best weights: {best}")
     if args.install:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -181,6 +182,28 @@ def test_train_takes_the_gpu_settings_and_refuses_a_time_that_is_not_positive(
     (spec,) = seen
     assert (spec.device, spec.batch, spec.workers, spec.hours) == ("0", 32, 14, 0.1)
     assert training.detector_spec(tmp_path).device == "cpu"
+
+
+def test_train_takes_a_starting_learning_rate_over_the_recipe(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("ultralytics")
+    from scopa.cli import main
+    from vision import train as training
+
+    (tmp_path / "detect").mkdir()
+    (tmp_path / "detect" / "data.yaml").write_text("names:\n  0: card\n")
+    weights = tmp_path / "init.pt"
+    weights.write_bytes(b"")
+    seen = []
+    monkeypatch.setattr(training, "train", lambda spec, resume=False: seen.append(spec) or tmp_path)
+    common = ["train", "detector", "--data", str(tmp_path), "--init", str(weights)]
+    assert main([*common, "--lr", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--lr 0" in err and not seen
+    assert main([*common, "--lr", "0.0003"]) == 0
+    (spec,) = seen
+    assert training._augmentation(spec)["lr0"] == 0.0003
+    recipe = training._augmentation(replace(spec, lr0=None))
+    assert recipe["lr0"] == 0.0015 and recipe["cos_lr"]
 
 
 # --- The whole recogniser, both paths ---------------------------------------------------------
