@@ -85,15 +85,17 @@ class RecognizerSettings:
     # kept as doubtful boxes: in a heap some are cards with a poor box, which the
     # reconciliation may use for a card no photo shows otherwise. None: not kept.
     doubtful_box_floor: float | None = 0.3
-    # Photos of small cards are also looked at mirrored, at the zoomed size.
+    # Every photo is also looked at mirrored, at the finest size looked at (the zoomed one when
+    # that pass runs): the mirror image finds cards of cascades and heaps the photo itself
+    # misses, and a box only one look drew faces `lone_look_min_confidence`.
     mirrored_look: bool = True
     # Two card boxes overlapping at least this much (IoU) that read as the same card are that
     # card boxed twice by two looks (a photo cannot show a card twice): the better-scored box
     # stays a card, the other becomes a doubtful box. None: both stay cards.
     same_reading_iou: float | None = 0.3
-    # When the zoomed pass ran, a card box that only one of the looks drew is a card only when
-    # the identifier reads it at least this sure; otherwise it is doubtful. On the tuning
-    # piles most false cards were such boxes (models/README.md). None: no such rule.
+    # When the detector looked more than once, a card box that only one of the looks drew is a
+    # card only when the identifier reads it at least this sure; otherwise it is doubtful. On
+    # the tuning piles most false cards were such boxes (models/README.md). None: no such rule.
     lone_look_min_confidence: float | None = 0.5
     # The identifier's readings are softened by this temperature (its logits divided by it),
     # so that a confidence of 0.99 is wrong about as rarely as it says.
@@ -140,7 +142,7 @@ class FoundBoxes:
     other_looks: list[list[np.ndarray]]
     weak_quads: list[np.ndarray]
     weak_scores: list[float]
-    #: How many fine looks the detector took (1, or 3 with the zoomed pass and its mirror).
+    #: How many fine looks the detector took (the main pass, the zoomed one, the mirrored one).
     looks: int = 1
 
 
@@ -277,22 +279,21 @@ class CardRecognizer:
 
         The main pass at `detector_imgsz` boxes every card, whichever way it lies, and the big
         one of a close-up. When it finds small cards, or none at all, the detector looks at the
-        photo larger (`zoomed_imgsz`), and at its mirror image at that size too
-        (`mirrored_look`): each look finds cards of a heap the others miss, and the boxes of
-        all count (measured in models/README.md). A card found by
+        photo larger (`zoomed_imgsz`). It also looks at the photo's mirror image, at the finest
+        of those sizes (`mirrored_look`): each look finds cards of a heap or a cascade the others
+        miss, and the boxes of all count (measured in models/README.md). A card found by
         several looks keeps the best-scored box, and the identifier reads the others too. Boxes
         of the looks scoring from `doubtful_box_floor` up to the box threshold take no part in
         any of this: they come back apart as weak boxes, less those that repeat a card box or
         lie inside one.
         """
-        looks = [self._fine_pass(image, self.settings.detector_imgsz)]
-        zoomed = self.zoomed_imgsz(image.shape[:2], looks[0].quads)
-        if zoomed is not None:
-            # The larger looks first: on a tie drop_contained keeps the earlier box.
-            larger = [self._fine_pass(image, zoomed)]
-            if self.settings.mirrored_look:
-                larger.append(self._mirrored_fine_pass(image, zoomed))
-            looks = larger + looks
+        main = self._fine_pass(image, self.settings.detector_imgsz)
+        zoomed = self.zoomed_imgsz(image.shape[:2], main.quads)
+        # The finer looks first: on a tie drop_contained keeps the earlier box.
+        looks = [] if zoomed is None else [self._fine_pass(image, zoomed)]
+        if self.settings.mirrored_look:
+            looks.append(self._mirrored_fine_pass(image, zoomed or self.settings.detector_imgsz))
+        looks.append(main)
         quads = [q for look in looks for q in look.quads]
         scores = [s for look in looks for s in look.scores]
         look_of = [k for k, look in enumerate(looks) for _ in look.quads]

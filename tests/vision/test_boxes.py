@@ -278,9 +278,13 @@ def test_a_card_with_other_looks_is_read_from_every_box():
     assert np.allclose(three[0][:2], [1 / 3, 2 / 3])
 
 
-def test_only_photos_of_small_cards_get_the_mirrored_look():
-    for card_size, looks_at_zoom in (((48, 80), 2), ((160, 260), 0)):
-        recognizer = _sizer(mirrored_look=True)
+def test_every_photo_gets_the_mirrored_look_at_its_finest_size():
+    for card_size, mirrored, sizes in (
+        ((48, 80), True, {416: 1, "zoomed": 2}),
+        ((160, 260), True, {416: 2}),
+        ((160, 260), False, {416: 1}),
+    ):
+        recognizer = _sizer(mirrored_look=mirrored)
         cards = [box(100 + 200 * k, 100, *card_size) for k in range(4)]
         asked = []
 
@@ -289,9 +293,12 @@ def test_only_photos_of_small_cards_get_the_mirrored_look():
             return cards, [0.9] * len(cards)
 
         recognizer.predict_boxes = predict
-        recognizer.find_boxes(np.zeros((768, 1024, 3), np.uint8))
-        assert asked.count(416) == 1
-        assert len([size for size in asked if size != 416]) == looks_at_zoom
+        found = recognizer.find_boxes(np.zeros((768, 1024, 3), np.uint8))
+        counted = {416: asked.count(416)}
+        if len(asked) > counted[416]:
+            counted["zoomed"] = len(asked) - counted[416]
+        assert counted == sizes
+        assert found.looks == len(asked)
 
 
 def test_a_temperature_above_one_softens_readings_and_keeps_their_order():
