@@ -83,6 +83,9 @@ class GeneratorConfig:
     seed: int = 0
     exclude_real_decks: tuple[str, ...] = ()  # real decks kept out of training, to measure on
     heaps: bool = False  # detector piles mostly cascades and scatters (PILE_CROP_LAYOUT_WEIGHTS)
+    # Identifier pile crops: cut partly covered look-alikes (LOOKALIKE_RANKS) this many times as
+    # often as other cards. 1: every card that shows alike.
+    lookalike_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,26 @@ def render_pile(
 
 
 PILE_CROPS_PER_SCENE = 6
+# Ranks whose strips look alike within a suit: the 3 to the 7 show the same pips at the top, so a
+# partly covered one is the identifier's commonest confusion (models/README.md).
+LOOKALIKE_RANKS = ("3", "4", "5", "6", "7")
+LOOKALIKE_MAX_VISIBLE = 0.67
+
+
+def pile_crop_weights(cards: list, lookalike_weight: float) -> np.ndarray | None:
+    """How likely each showing card of a pile is to be cut (None: all alike): partly covered
+    look-alikes `lookalike_weight` times as likely as the others."""
+    if lookalike_weight == 1.0:
+        return None
+    weights = np.array(
+        [
+            lookalike_weight
+            if c.code[:-1] in LOOKALIKE_RANKS and c.visible < LOOKALIKE_MAX_VISIBLE
+            else 1.0
+            for c in cards
+        ]
+    )
+    return weights / weights.sum()
 
 
 def pile_crop_quad(rng: np.random.Generator, quad: np.ndarray) -> np.ndarray:
@@ -276,7 +299,10 @@ def _write_pile_crop_item(job: tuple[str, int, str, int]) -> int:
     rng = scene_rng(split, index, stream=4)
     scene = render_pile(rng, PILE_CROP_LAYOUT_WEIGHTS)
     showing = [c for c in scene.cards if c.visible >= MIN_VISIBLE]
-    picked = rng.choice(len(showing), size=min(PILE_CROPS_PER_SCENE, len(showing)), replace=False)
+    weights = pile_crop_weights(showing, _state().config.lookalike_weight)
+    picked = rng.choice(
+        len(showing), size=min(PILE_CROPS_PER_SCENE, len(showing)), replace=False, p=weights
+    )
     for k in picked:
         card = showing[k]
         crop = warp_crop(scene.image, pile_crop_quad(rng, card.quad), crop_size)

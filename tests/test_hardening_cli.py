@@ -274,3 +274,12 @@ def test_extreme_aspect_ratios_are_refused_by_the_decoder(size):
     Image.new("RGB", size).save(buffer, format="PNG")
     with pytest.raises(ImageError, match=f"{size[0]}x{size[1]} is not a photo of cards"):
         load_image(buffer.getvalue(), name="sliver.png")
+
+
+@pytest.mark.parametrize("weight", ["0", "-2", "nan"])
+def test_make_dataset_refuses_a_lookalike_weight_not_above_zero(weight, tmp_path, capsys):
+    status, _, err = run(
+        ["make-dataset", "--lookalike-weight", weight, "--out", str(tmp_path / "out")], capsys
+    )
+    assert_one_line_error(status, err, "--lookalike-weight")
+    assert not (tmp_path / "out").exists()

@@ -82,6 +82,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="draw the detector's piles mostly as cascades and scatters (70%%, not 40%%)",
     )
     p.add_argument(
+        "--lookalike-weight",
+        type=float,
+        default=1.0,
+        metavar="W",
+        help="identifier pile crops: cut partly covered 3s to 7s (whose strips look alike) W "
+        "times as often as other cards (default 1)",
+    )
+    p.add_argument(
         "--hold-out-deck",
         action="append",
         default=[],
@@ -308,6 +316,8 @@ def make_dataset(args: argparse.Namespace) -> int:
     )
     from scopa_datasets.mining import mine_detector_crops
 
+    if not args.lookalike_weight > 0:
+        raise ScopaError(f"--lookalike-weight must be above 0, not {args.lookalike_weight}")
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
     config = GeneratorConfig(
@@ -315,6 +325,7 @@ def make_dataset(args: argparse.Namespace) -> int:
         seed=args.seed,
         exclude_real_decks=tuple(args.hold_out_deck),
         heaps=args.heaps,
+        lookalike_weight=args.lookalike_weight,
     )
     if args.only in (None, "detector"):
         yaml = make_detection_dataset(

@@ -266,3 +266,19 @@ def test_training_mix_lists_every_photo_and_repeats_the_close_ups(tmp_path):
     assert listed.count("pile_a.jpg") == listed.count("pile_b.jpg") == 1
     assert [listed.count(f"{stem}.jpg") for stem in ("few_a", "few_b", "real_x_1d")] == [3, 3, 3]
     assert f"path: {first.resolve()}\n" in yaml.read_text()
+
+
+def test_pile_crops_favour_partly_covered_lookalikes_only_when_asked():
+    from types import SimpleNamespace
+
+    from scopa_datasets import build
+
+    cards = [
+        SimpleNamespace(code="6C", visible=0.4),  # a partly covered look-alike
+        SimpleNamespace(code="6C", visible=1.0),  # whole: no look-alike strip
+        SimpleNamespace(code="1D", visible=0.4),  # partly covered, but not a look-alike
+    ]
+    assert build.pile_crop_weights(cards, 1.0) is None
+    weights = build.pile_crop_weights(cards, 3.0)
+    assert weights is not None
+    assert np.allclose(weights, [0.6, 0.2, 0.2])
