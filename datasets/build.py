@@ -84,7 +84,7 @@ class GeneratorConfig:
     exclude_real_decks: tuple[str, ...] = ()  # real decks kept out of training, to measure on
     heaps: bool = False  # detector piles mostly cascades and scatters (PILE_CROP_LAYOUT_WEIGHTS)
     # Identifier pile crops: cut partly covered look-alikes (LOOKALIKE_RANKS) this many times as
-    # often as other cards. 1: every card that shows alike.
+    # often as other cards. 1: every card that shows is as likely.
     lookalike_weight: float = 1.0
 
 
@@ -254,7 +254,7 @@ LOOKALIKE_MAX_VISIBLE = 0.67
 
 
 def pile_crop_weights(cards: list, lookalike_weight: float) -> np.ndarray | None:
-    """How likely each showing card of a pile is to be cut (None: all alike): partly covered
+    """How likely each showing card of a pile is to be cut (None: all equally): partly covered
     look-alikes `lookalike_weight` times as likely as the others."""
     if lookalike_weight == 1.0:
         return None
