@@ -30,6 +30,7 @@ from . import photometric
 from .scenes import (
     LAYOUTS,
     Assets,
+    PlacedCard,
     card_quad,
     draw_turn,
     render_card_crop,
@@ -253,11 +254,11 @@ LOOKALIKE_RANKS = ("3", "4", "5", "6", "7")
 LOOKALIKE_MAX_VISIBLE = 0.67
 
 
-def pile_crop_weights(cards: list, lookalike_weight: float) -> np.ndarray | None:
+def pile_crop_weights(cards: list[PlacedCard], lookalike_weight: float) -> np.ndarray | None:
     """How likely each showing card of a pile is to be cut (None: all equally): partly covered
     look-alikes `lookalike_weight` times as likely as the others."""
     if lookalike_weight == 1.0:
-        return None
+        return None  # no `p` at all, so that seeds drawn before the option cut the same cards
     weights = np.array(
         [
             lookalike_weight

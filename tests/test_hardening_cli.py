@@ -276,8 +276,10 @@ def test_extreme_aspect_ratios_are_refused_by_the_decoder(size):
         load_image(buffer.getvalue(), name="sliver.png")
 
 
-@pytest.mark.parametrize("weight", ["0", "-2", "nan"])
-def test_make_dataset_refuses_a_lookalike_weight_not_above_zero(weight, tmp_path, capsys):
+@pytest.mark.parametrize("weight", ["0", "-2", "nan", "inf"])
+def test_make_dataset_refuses_a_lookalike_weight_that_is_not_a_number_above_zero(
+    weight, tmp_path, capsys
+):
     status, _, err = run(
         ["make-dataset", "--lookalike-weight", weight, "--out", str(tmp_path / "out")], capsys
     )

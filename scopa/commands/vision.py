@@ -316,8 +316,10 @@ def make_dataset(args: argparse.Namespace) -> int:
     )
     from scopa_datasets.mining import mine_detector_crops
 
-    if not args.lookalike_weight > 0:
-        raise ScopaError(f"--lookalike-weight must be above 0, not {args.lookalike_weight}")
+    if not 0 < args.lookalike_weight < float("inf"):
+        raise ScopaError(
+            f"--lookalike-weight must be a number above 0, not {args.lookalike_weight}"
+        )
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
     config = GeneratorConfig(
