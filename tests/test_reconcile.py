@@ -255,6 +255,25 @@ def test_a_doubtful_box_fills_a_card_no_photo_shows_but_never_beyond_doubt():
     assert not recon.determinate and "settebello" in recon.deciding
 
 
+def test_two_doubtful_boxes_that_may_be_the_same_card_still_leave_it_uncertain():
+    # Two doubtful boxes of A's heap both read, weakly, as the settebello, which no card box
+    # shows. Dropping either one alone changes nothing (the other takes the card up), but both
+    # may be no card at all: the settebello stays uncertain and the score is not determinate.
+    # (Found on a generated scatter hand, seed 8000, reported determinate with a wrong score.)
+    a, b = split_deck(12)
+    a, b = [c for c in a if c != "7D"], [c for c in b if c != "7D"]
+    shown = photo(*a)
+    shown.doubtful = [
+        at(len(a), "7D", p=0.2, box=0.49),
+        at(len(a) + 1, "7D", p=0.05, box=0.47),
+    ]
+    recon = reconcile({"A": [shown], "B": [photo(*b)]}, CLASSICA)
+    assert parse_card("7D") in recon.sides["A"]
+    (item,) = recon.uncertain
+    assert item.card == parse_card("7D") and item.not_a_card_odds is not None
+    assert not recon.determinate and "settebello" in recon.deciding
+
+
 def test_a_doubtful_box_no_card_needs_is_unused_neither_extra_nor_conflict():
     a, b = split_deck(13)
     shown = photo(*a)

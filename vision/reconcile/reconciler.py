@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -160,6 +160,10 @@ class _Alternative:
     #: How much less likely than the best reading, in nats.
     delta: float
     solution: Solution
+    #: A card no unit reads in this alternative. Set when the unit drops its card and another
+    #: box of the same side would take it up (the same world, so no doubt by itself): the
+    #: doubt weighed is then whether the card is in the photos at all.
+    unread_card: int | None = None
 
     @property
     def odds(self) -> float:
@@ -330,8 +334,17 @@ class _Reconciler:
             raise RuntimeError("the assignment has no solution")
         return base
 
-    def _solve(self, fixed: Mapping[int, int]) -> Solution | None:
-        return self.problem.solve({**self.pins, **self.frozen, **fixed})
+    def _solve(self, fixed: Mapping[int, int], unread: Collection[int] = ()) -> Solution | None:
+        """The best joint reading with some units held, and none reading the `unread` cards."""
+        problem = self.problem
+        if unread:
+            problem = AssignmentProblem(
+                [
+                    replace(unit, options=tuple(o for o in unit.options if o not in unread))
+                    for unit in (sighting.unit for sighting in self.sightings)
+                ]
+            )
+        return problem.solve({**self.pins, **self.frozen, **fixed})
 
     # -- worlds and their scores -------------------------------------------------------------
 
@@ -454,13 +467,23 @@ class _Reconciler:
                 if option == current or unit.cost(option) - unit.cost(current) > margin:
                     continue
                 solution = self._solve({index: option})
+                unread = None
+                if (
+                    option == EXTRA
+                    and solution is not None
+                    and self._world(solution.choice).key() == base_key
+                ):
+                    # Another box took its card up (two doubtful boxes of a heap may both
+                    # read as it): weigh the reading in which neither is that card.
+                    unread = current
+                    solution = self._solve({index: EXTRA}, unread=(current,))
                 if (
                     solution is not None
                     and solution.cost - base.cost <= margin
                     and self._world(solution.choice).key() != base_key
                 ):
                     found.setdefault(index, []).append(
-                        _Alternative(option, solution.cost - base.cost, solution)
+                        _Alternative(option, solution.cost - base.cost, solution, unread)
                     )
         for alternatives in found.values():
             alternatives.sort(key=lambda alt: alt.delta)
@@ -617,7 +640,13 @@ class _Reconciler:
                     next(alt.solution for alt in alternatives[index] if alt.option == option),
                 )
                 continue
-            yield changed, self._solve(dict(zip(varied, combination, strict=True)))
+            unread = [
+                alt.unread_card
+                for index, option in changed.items()
+                for alt in alternatives[index]
+                if alt.option == option and alt.unread_card is not None
+            ]
+            yield changed, self._solve(dict(zip(varied, combination, strict=True)), unread)
 
     def _doubts(
         self,
