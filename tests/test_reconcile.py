@@ -274,6 +274,20 @@ def test_two_doubtful_boxes_that_may_be_the_same_card_still_leave_it_uncertain()
     assert not recon.determinate and "settebello" in recon.deciding
 
 
+def test_such_doubts_in_both_sides_are_weighed_together():
+    # The same in both sides at once (the settebello in A, the 1 of coins in B), so that the
+    # doubts are combined: each "no card" reading must still be weighed.
+    a, b = split_deck(12)
+    a, b = [c for c in a if c not in ("7D", "1D")], [c for c in b if c not in ("7D", "1D")]
+    photo_a, photo_b = photo(*a), photo(*b)
+    photo_a.doubtful = [at(len(a), "7D", p=0.2, box=0.49), at(len(a) + 1, "7D", p=0.05, box=0.47)]
+    photo_b.doubtful = [at(len(b), "1D", p=0.2, box=0.49), at(len(b) + 1, "1D", p=0.05, box=0.47)]
+    recon = reconcile({"A": [photo_a], "B": [photo_b]}, CLASSICA)
+    assert parse_card("7D") in recon.sides["A"] and parse_card("1D") in recon.sides["B"]
+    assert {item.card for item in recon.uncertain} == {parse_card("7D"), parse_card("1D")}
+    assert not recon.determinate and "settebello" in recon.deciding
+
+
 def test_a_doubtful_box_no_card_needs_is_unused_neither_extra_nor_conflict():
     a, b = split_deck(13)
     shown = photo(*a)
