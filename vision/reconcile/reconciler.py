@@ -302,8 +302,15 @@ class _Reconciler:
         sighting = self.sightings[index]
         self.sightings[index] = replace(sighting, unit=replace(sighting.unit, options=options))
 
-    def _problem(self) -> AssignmentProblem:
-        return AssignmentProblem([sighting.unit for sighting in self.sightings])
+    def _problem(self, unread: Collection[int] = ()) -> AssignmentProblem:
+        """The assignment of every sighting, none of them allowed to read the `unread` cards."""
+        units = (sighting.unit for sighting in self.sightings)
+        if unread:
+            units = (
+                replace(unit, options=tuple(o for o in unit.options if o not in unread))
+                for unit in units
+            )
+        return AssignmentProblem(list(units))
 
     def _pin_uncorrected_readings(
         self, sides: Mapping[str, Sequence[PhotoResult]], complement: tuple[str, int] | None
@@ -336,14 +343,7 @@ class _Reconciler:
 
     def _solve(self, fixed: Mapping[int, int], unread: Collection[int] = ()) -> Solution | None:
         """The best joint reading with some units held, and none reading the `unread` cards."""
-        problem = self.problem
-        if unread:
-            problem = AssignmentProblem(
-                [
-                    replace(unit, options=tuple(o for o in unit.options if o not in unread))
-                    for unit in (sighting.unit for sighting in self.sightings)
-                ]
-            )
+        problem = self._problem(unread) if unread else self.problem
         return problem.solve({**self.pins, **self.frozen, **fixed})
 
     # -- worlds and their scores -------------------------------------------------------------
