@@ -156,8 +156,10 @@ def scene_for(
     size: tuple[int, int],
     layout: str | None = None,
     n_cards: int | None = None,
+    turn: float | None = None,
 ):
-    """The scene number `index` of a split: the same arguments always give the same scene."""
+    """The scene number `index` of a split: the same arguments always give the same scene.
+    `turn`: the layout's turn in degrees (default: drawn as `draw_turn` draws it)."""
     rng = scene_rng(split, index, stream=1)
     deck = _pick_deck(rng)
     if layout is None:
@@ -171,7 +173,13 @@ def scene_for(
     if rng.random() < 0.5:  # portrait photos as often as landscape ones
         size = (size[1], size[0])
     return render_scene(
-        rng, _state().assets, chosen, layout, size=size, turn=draw_turn(rng), overflow=CUT_OFF_SHARE
+        rng,
+        _state().assets,
+        chosen,
+        layout,
+        size=size,
+        turn=draw_turn(rng) if turn is None else turn,
+        overflow=CUT_OFF_SHARE,
     )
 
 

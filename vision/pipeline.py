@@ -44,6 +44,10 @@ ZOOMED_IMGSZ_MAX = 640
 # (with fewer than two other cards to compare with) when two or more boxes cover this share of it.
 MERGE_AREA_RATIO = 1.8
 MERGE_COVERAGE = 0.5
+# The photo's cards lie askew together when their angles (modulo a quarter turn) agree this
+# well: the length of the mean of their directions as unit vectors at four times the angle
+# (1 when they all agree; 0.79 when they spread evenly over 30 degrees, as a narrow hand fan's do).
+SQUARING_AGREEMENT = 0.8
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,11 @@ class RecognizerSettings:
     # that pass runs): the mirror image finds cards of cascades and heaps the photo itself
     # misses, and a box only one look drew faces `lone_look_min_confidence`.
     mirrored_look: bool = True
+    # When the main pass finds the photo's cards lying askew together (a pile shot at a
+    # slant, or a diagonal cascade), each at least this many degrees off the photo's sides,
+    # every look is taken on the photo turned to square them up: the detector, trained mostly
+    # on square layouts, boxes such cards more tightly. None: never.
+    squaring_turn_min_degrees: float | None = 20.0
     # Two card boxes overlapping at least this much (IoU) that read as the same card are that
     # card boxed twice by two looks (a photo cannot show a card twice): the better-scored box
     # stays a card, the other becomes a doubtful box. None: both stay cards.
@@ -97,6 +106,10 @@ class RecognizerSettings:
     # card only when the identifier reads it at least this sure; otherwise it is doubtful. On
     # the tuning piles most false cards were such boxes (models/README.md). None: no such rule.
     lone_look_min_confidence: float | None = 0.5
+    # A card read at least this sure from its own box is not read again from the boxes the
+    # other looks drew around it: they would change little, and reading them is most of the
+    # time a photo of whole cards takes. None: every box is read.
+    sure_without_other_looks: float | None = 0.99
     # The identifier's readings are softened by this temperature (its logits divided by it),
     # so that a confidence of 0.99 is wrong about as rarely as it says.
     identifier_temperature: float = 1.0
@@ -285,9 +298,42 @@ class CardRecognizer:
         several looks keeps the best-scored box, and the identifier reads the others too. Boxes
         of the looks scoring from `doubtful_box_floor` up to the box threshold take no part in
         any of this: they come back apart as weak boxes, less those that repeat a card box or
-        lie inside one.
+        lie inside one. When the main pass finds the cards lying askew together, all of this
+        is done on the photo turned to square them up (`squaring_turn_min_degrees`), and the
+        boxes are mapped back onto the photo.
         """
         main = self._fine_pass(image, self.settings.detector_imgsz)
+        turn = self._squaring_turn(main.quads)
+        if turn is None:
+            return self._all_looks(image, main)
+        turned, back = turn_photo(image, turn)
+        found = self._all_looks(turned, self._fine_pass(turned, self.settings.detector_imgsz))
+        to_photo = lambda qs: [portrait_corners(cv2.transform(q[None], back)[0]) for q in qs]  # noqa: E731
+        return FoundBoxes(
+            to_photo(found.quads),
+            found.scores,
+            [to_photo(looks) for looks in found.other_looks],
+            to_photo(found.weak_quads),
+            found.weak_scores,
+            found.looks,
+        )
+
+    def _squaring_turn(self, quads: list[np.ndarray]) -> float | None:
+        """The turn (degrees) that squares up the cards at `quads` with the photo's sides, when
+        they lie askew together by at least `squaring_turn_min_degrees`; else None."""
+        least = self.settings.squaring_turn_min_degrees
+        if least is None or len(quads) < 2:
+            return None
+        # A card's long side and its short side are a quarter turn apart: angles modulo 90.
+        angles = np.deg2rad([card_angle(q) for q in quads]) * 4
+        mean = complex(np.cos(angles).mean(), np.sin(angles).mean())
+        if abs(mean) < SQUARING_AGREEMENT:  # a scatter or a hand fan: no one turn squares them
+            return None
+        skew = float(np.rad2deg(np.angle(mean)) / 4)  # in (-45, 45]
+        return skew if abs(skew) >= least else None
+
+    def _all_looks(self, image: np.ndarray, main: _PassBoxes) -> FoundBoxes:
+        """`find_boxes` after the main pass (`main`) on `image`."""
         zoomed = self.zoomed_imgsz(image.shape[:2], main.quads)
         # The finer looks first: on a tie drop_contained keeps the earlier box.
         looks = [] if zoomed is None else [self._fine_pass(image, zoomed)]
@@ -379,18 +425,17 @@ class CardRecognizer:
     ) -> tuple[np.ndarray, np.ndarray]:
         """For the crops at `quads`: (N, 40) card probabilities in DECK order, each given that
         the crop is a card, and (N,) probabilities that it holds no card at all. A card with
-        other boxes (`other_looks`) is read from each, the readings averaged."""
+        other boxes (`other_looks`) is read from each, the readings averaged, unless its own
+        box reads it sure enough (`sure_without_other_looks`)."""
         n = len(quads)
-        others = [(i, q) for i, looks in enumerate(other_looks or []) for q in looks]
-        crops = [warp_crop(image, q, self.crop_size) for q in [*quads, *(q for _, q in others)]]
-        batch = crops + [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
-        with self._lock:
-            raw = self.identifier.probabilities(batch)
-        per_crop = (raw[: len(crops)] + raw[len(crops) :]) / 2
-        summed = per_crop[:n].copy()
+        summed = self._read_both_ways(image, quads)
+        bar = self.settings.sure_without_other_looks
+        sure = summed.max(1) >= (bar if bar is not None else np.inf)
+        others = [(i, q) for i, looks in enumerate(other_looks or []) if not sure[i] for q in looks]
         reads = np.ones(n, np.float32)
-        for row, (i, _) in enumerate(others, start=n):
-            summed[i] += per_crop[row]
+        extra = self._read_both_ways(image, [q for _, q in others])
+        for (i, _), read in zip(others, extra, strict=True):
+            summed[i] += read
             reads[i] += 1
         averaged = soften(summed / reads[:, None], self.settings.identifier_temperature)
         not_a_card = (
@@ -401,6 +446,38 @@ class CardRecognizer:
         probs = np.zeros((n, len(CARD_CODES)), np.float32)
         probs[:, self._to_deck_order] = averaged[:, self._card_classes]
         return probs / np.maximum(probs.sum(1, keepdims=True), 1e-12), not_a_card
+
+    def _read_both_ways(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+        """The identifier's (N, classes) probabilities for the crops at `quads`, each read upright
+        and turned half a turn, the two averaged."""
+        crops = [warp_crop(image, q, self.crop_size) for q in quads]
+        if not crops:
+            return np.zeros((0, len(self.identifier.names)), np.float32)
+        with self._lock:
+            raw = self.identifier.probabilities(
+                crops + [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
+            )
+        return (raw[: len(crops)] + raw[len(crops) :]) / 2
+
+
+def card_angle(quad: np.ndarray) -> float:
+    """The direction of a card's long side, in degrees from the photo's horizontal."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    side = max(q[1] - q[0], q[2] - q[1], key=lambda v: float(np.hypot(*v)))
+    return float(np.degrees(np.arctan2(side[1], side[0])))
+
+
+def turn_photo(image: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """The photo turned by `degrees` about its centre (counter-clockwise as seen) on a canvas
+    that holds all of it, and the 2x3 affine matrix that takes points of the turned photo back
+    onto the photo."""
+    h, w = image.shape[:2]
+    forward = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    cos, sin = abs(forward[0, 0]), abs(forward[0, 1])
+    size = (int(np.ceil(w * cos + h * sin)), int(np.ceil(w * sin + h * cos)))
+    forward[:, 2] += (size[0] - w) / 2, (size[1] - h) / 2
+    turned = cv2.warpAffine(image, forward, size, borderValue=(114, 114, 114))
+    return turned, cv2.invertAffineTransform(forward)
 
 
 def _weights_present(weights: Path) -> bool:

@@ -4,7 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.pipeline import drop_contained
+from vision.geometry import polygon_iou
+from vision.pipeline import card_angle, drop_contained, turn_photo
 
 
 def box(x, y, w, h):
@@ -157,7 +158,7 @@ def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour
     assert float(probiou(upper, again)) > nms_iou
 
 
-def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False):
+def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False, squaring_turn_min_degrees=15):
     from vision.pipeline import CardRecognizer, RecognizerSettings
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
@@ -167,6 +168,7 @@ def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False):
         box_threshold=0.5,
         doubtful_box_floor=0.3,
         mirrored_look=mirrored_look,
+        squaring_turn_min_degrees=squaring_turn_min_degrees,
     )
     return recognizer
 
@@ -251,7 +253,7 @@ def test_the_mirrored_look_maps_its_boxes_back_onto_the_photo():
     assert cv2.contourArea(quads[0], oriented=True) * cv2.contourArea(card, oriented=True) > 0
 
 
-def test_a_card_with_other_looks_is_read_from_every_box():
+def test_a_card_with_other_looks_is_read_from_every_box_unless_its_own_is_sure():
     import threading
     from types import SimpleNamespace
 
@@ -262,8 +264,10 @@ def test_a_card_with_other_looks_is_read_from_every_box():
         return np.stack([np.eye(41, dtype=np.float32)[0 if c.mean() < 128 else 1] for c in batch])
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
-    recognizer.identifier, recognizer.crop_size = SimpleNamespace(probabilities=read), 32
-    recognizer.settings = RecognizerSettings()
+    identifier = SimpleNamespace(probabilities=read, names=[str(k) for k in range(41)])
+    recognizer.identifier, recognizer.crop_size = identifier, 32
+    # Every read here is sure: the other looks are read only when that is not enough.
+    recognizer.settings = RecognizerSettings(sure_without_other_looks=None)
     recognizer._lock = threading.Lock()
     recognizer._card_classes, recognizer._to_deck_order = np.arange(40), np.arange(40)
     recognizer._not_a_card_class = 40
@@ -276,6 +280,12 @@ def test_a_card_with_other_looks_is_read_from_every_box():
     assert np.allclose(both[0][:2], [0.5, 0.5]) and both[1][0] == 1.0
     three, _ = recognizer.classify(image, [dark], [[light, light]])
     assert np.allclose(three[0][:2], [1 / 3, 2 / 3])
+    recognizer.settings = RecognizerSettings(sure_without_other_looks=0.99)
+    sure, _ = recognizer.classify(image, [dark], [[light]])
+    assert sure[0][0] == 1.0
+    recognizer.settings = RecognizerSettings(sure_without_other_looks=1.01)  # never sure enough
+    unsure, _ = recognizer.classify(image, [dark], [[light]])
+    assert np.allclose(unsure[0][:2], [0.5, 0.5])
 
 
 def test_every_photo_gets_the_mirrored_look_at_its_finest_size():
@@ -360,3 +370,65 @@ def test_a_crowded_box_read_unsure_is_set_apart_as_doubtful():
     doubt = [card("1D", 0.99, upper, 0.9), card("2D", 0.3, lower, 0.8), card("3D", 0.3, apart, 0.7)]
     kept, unsure = split_unsure_crowded(doubt, 0.5, 0.5)
     assert [c.card for c in kept] == ["1D", "3D"] and [c.card for c in unsure] == ["2D"]
+
+
+def turned_box(cx, cy, w, h, degrees):
+    """A w x h box centred at (cx, cy), turned by `degrees` (clockwise as seen, y down)."""
+    return cv2.boxPoints(((cx, cy), (w, h), degrees)).astype(np.float32)
+
+
+def test_cards_lying_askew_together_are_squared_up_and_no_others():
+    recognizer = _sizer()
+    askew = [turned_box(100 + 80 * k, 200, 60, 100, 30) for k in range(5)]
+    turn = recognizer._squaring_turn(askew)
+    assert turn is not None and abs(abs(turn) - 30) < 0.5
+    # The turn squares them up: on the turned photo their sides run along the photo's.
+    _, back = turn_photo(np.zeros((400, 600, 3), np.uint8), turn)
+    forward = cv2.invertAffineTransform(back)
+    for quad in askew:
+        angle = card_angle(cv2.transform(quad[None], forward)[0]) % 90
+        assert min(angle, 90 - angle) < 0.5
+    nearly_square = [turned_box(100 + 80 * k, 200, 60, 100, 6) for k in range(5)]
+    assert recognizer._squaring_turn(nearly_square) is None
+    every_which_way = [turned_box(100 + 80 * k, 200, 60, 100, 18 * k) for k in range(5)]
+    assert recognizer._squaring_turn(every_which_way) is None
+    assert recognizer._squaring_turn(askew[:1]) is None  # one card: a close-up, not a pile
+    assert _sizer(squaring_turn_min_degrees=None)._squaring_turn(askew) is None
+
+
+def test_a_turned_photo_keeps_all_of_itself_and_maps_back_onto_the_photo():
+    image = np.zeros((300, 400, 3), np.uint8)
+    turned, back = turn_photo(image, 40)
+    assert turned.shape[0] > 300 and turned.shape[1] > 400
+    forward = cv2.invertAffineTransform(back)
+    corners = np.float32([[0, 0], [399, 0], [399, 299], [0, 299]])
+    inside = cv2.transform(corners[None], forward)[0]
+    assert (inside >= -1).all() and (inside <= np.array(turned.shape[1::-1]) + 1).all()
+    assert np.allclose(cv2.transform(inside[None], back)[0], corners, atol=1e-3)
+
+
+def test_a_pile_lying_askew_is_looked_at_squared_up_and_boxed_on_the_photo():
+    recognizer = _sizer()
+    image = np.zeros((400, 600, 3), np.uint8)
+    cards = [turned_box(150 + 90 * k, 200, 60, 100, 35) for k in range(4)]
+    for quad in cards:
+        cv2.fillPoly(image, [quad.astype(np.int32)], (255, 255, 255))
+    shapes = []
+
+    def predict(photo, imgsz, conf=None):
+        """The detector: askew boxes on the photo, and on the squared-up photo the upright
+        bounding boxes of the white cards it shows."""
+        shapes.append(photo.shape)
+        if photo.shape == image.shape:
+            return cards, [0.9] * len(cards)
+        mask = (photo[..., 0] == 255).astype(np.uint8)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+        found = [box(*stats[i, :4].astype(np.float32)) for i in range(1, count)]
+        return found, [0.9] * len(found)
+
+    recognizer.predict_boxes = predict
+    found = recognizer.find_boxes(image)
+    assert shapes[0] == image.shape and all(s != image.shape for s in shapes[1:])
+    assert len(found.quads) == 4
+    for quad in found.quads:
+        assert max(polygon_iou(quad, card) for card in cards) > 0.9

@@ -247,3 +247,25 @@ def test_make_dataset_cuts_the_detectors_boxes_labelled_with_their_card_or_none(
         for p, image in cards
     )
     assert agree >= 0.8 * len(cards), (agree, len(cards))
+
+
+def test_every_card_of_a_cascade_lying_askew_is_read(recognizer):
+    """A tight cascade shot at a slant, every card a third of a turn off the photo's sides:
+    the detector boxes such cards loosely, and before the photo was squared up for it
+    (`squaring_turn_min_degrees`) 10 of these 14 were read."""
+    from scopa_datasets.build import GeneratorConfig, iter_scenes
+    from vision.evaluate import card_lie
+    from vision.geometry import polygon_iou
+
+    config = GeneratorConfig(shared=SHARED, seed=4311)
+    scene = next(
+        iter_scenes(config, "val", [0], size=(1600, 1200), layout="cascade", n_cards=14, turn=35)
+    )
+    assert min(c.visible for c in scene.cards) < 0.35
+    assert {card_lie(c.quad) for c in scene.cards} == {"diagonal"}
+    result = recognizer.recognize(scene.image)
+    for card in scene.cards:
+        assert any(
+            polygon_iou(card.quad, c.quad) >= 0.5 and c.card == card.code for c in result.cards
+        ), card.code
+    assert len(result.cards) == 14
