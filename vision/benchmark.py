@@ -2,41 +2,78 @@
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
 
 def speed(
-    make_recognizer: Callable, photo: np.ndarray, repeats: int = 5, workdir: Path | None = None
+    make_recognizer: Callable,
+    photo: np.ndarray,
+    repeats: int = 5,
+    workdir: Path | None = None,
+    hand_photos: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    rules=None,
 ) -> dict:
-    """Model loading time, and median time to decode + recognise one photo saved as a JPEG."""
+    """Model loading time, and median time to decode + recognise one photo saved as a JPEG;
+    with `hand_photos` (name -> the two sides' photos) and `rules`, also the median time of
+    each whole two-photo hand: both photos decoded and recognised, and reconciled."""
     started = time.perf_counter()
     recognizer = make_recognizer()
     load_seconds = time.perf_counter() - started
     workdir = workdir or Path(".")
-    path = workdir / "bench-photo.jpg"
-    cv2.imwrite(str(path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    recognizer.recognize(path)  # warm-up: first call initialises kernels
-    times, found = [], 0
-    for _ in range(repeats):
-        started = time.perf_counter()
-        result = recognizer.recognize(path)
-        times.append(time.perf_counter() - started)
-        found = len(result.cards)
-    path.unlink()
-    return {
+    path = _saved(photo, workdir / "bench-photo.jpg")
+    times, result = _timed(lambda: recognizer.recognize(path), repeats)
+    report = {
         "photo": f"{photo.shape[1]}x{photo.shape[0]}",
-        "cards_found": found,
+        "cards_found": len(result.cards),
         "load_seconds": round(load_seconds, 2),
         "median_seconds": round(statistics.median(times), 3),
         "times": [round(t, 3) for t in times],
     }
+    path.unlink()
+    hand_seconds = {}
+    for name, sides in (hand_photos or {}).items():
+        paths = [_saved(side, workdir / f"bench-hand-{k}.jpg") for k, side in enumerate(sides)]
+        hand_times, _ = _timed(
+            functools.partial(_two_photo_hand, recognizer, paths, rules), repeats
+        )
+        hand_seconds[name] = round(statistics.median(hand_times), 3)
+        for p in paths:
+            p.unlink()
+    if hand_seconds:
+        report["two_photo_hand_median_seconds"] = hand_seconds
+    return report
+
+
+def _two_photo_hand(recognizer, paths: list[Path], rules):
+    from vision.reconcile import reconcile
+
+    return reconcile({f"S{k + 1}": [recognizer.recognize(p)] for k, p in enumerate(paths)}, rules)
+
+
+def _saved(photo: np.ndarray, path: Path) -> Path:
+    cv2.imwrite(str(path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return path
+
+
+def _timed(work: Callable, repeats: int) -> tuple[list[float], Any]:
+    """Seconds of each of `repeats` runs of `work` after a warm-up run (the first call
+    initialises kernels), and the last run's result."""
+    result = work()
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = work()
+        times.append(time.perf_counter() - started)
+    return times, result
 
 
 def hands(

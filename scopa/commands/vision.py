@@ -588,7 +588,21 @@ def bench(args: argparse.Namespace) -> int:
 
     config = GeneratorConfig(shared=DEFAULT_SHARED, seed=args.seed)
     if args.what == "speed":
-        scene = next(iter_scenes(config, "val", [0], size=(4032, 3024), layout="grid", n_cards=20))
+        twelve_mp = (4032, 3024)
+        scene = next(iter_scenes(config, "val", [0], size=twelve_mp, layout="grid", n_cards=20))
+        # Whole hands of 12 MP photos: two layouts as drawn, and a cascade shot at a slant on
+        # both sides (the photo is then looked at turned: the slowest case).
+        hand_photos = {
+            layout: tuple(s.image for _, s in hand_scenes(config, 0, layout, size=twelve_mp))
+            for layout in ("grid", "cascade")
+        }
+        hand_photos["cascade askew"] = tuple(
+            scene.image
+            for k in (1, 2)
+            for scene in iter_scenes(
+                config, "val", [k], twelve_mp, layout="cascade", n_cards=20, turn=35 + 90 * k
+            )
+        )
         with tempfile.TemporaryDirectory() as tmp:
             report = benchmark.speed(
                 functools.partial(
@@ -597,6 +611,8 @@ def bench(args: argparse.Namespace) -> int:
                 scene.image,
                 repeats=args.repeats,
                 workdir=Path(tmp),
+                hand_photos=hand_photos,
+                rules=Rules.from_preset("classica"),
             )
     else:
         recognizer = _recognizer("napoletane", args.models, _chosen_settings(args.settings))

@@ -49,3 +49,31 @@ def test_a_box_on_no_card_is_a_false_card():
     result = report_for([("3D", turned_card(0.0), 1.0)], [found("3D", turned_card(90.0))])
     assert result["all"]["found"] == 0.0
     assert result["all"]["false_cards_per_100_photos"] == 100.0
+
+
+def test_the_speed_benchmark_times_a_photo_and_each_two_photo_hand(tmp_path):
+    from scoring import Rules
+    from vision import benchmark
+
+    seen = []
+
+    class Recognizer:
+        def recognize(self, path):
+            seen.append(path.name)
+            return PhotoResult(str(path), 64, 48)
+
+    photo = np.full((48, 64, 3), 128, np.uint8)
+    report = benchmark.speed(
+        Recognizer,
+        photo,
+        repeats=2,
+        workdir=tmp_path,
+        hand_photos={"grid": (photo, photo)},
+        rules=Rules.from_preset("classica"),
+    )
+    assert report["cards_found"] == 0 and len(report["times"]) == 2
+    assert set(report["two_photo_hand_median_seconds"]) == {"grid"}
+    # A warm-up and two timed runs; each hand run decodes both of its photos.
+    assert seen.count("bench-photo.jpg") == 3
+    assert seen.count("bench-hand-0.jpg") == seen.count("bench-hand-1.jpg") == 3
+    assert list(tmp_path.iterdir()) == []  # the photos it saved are gone
