@@ -14,7 +14,7 @@ import numpy as np
 from scoring import CARD_CODES
 
 from .decode import ImageError, load_working_image
-from .geometry import polygon_iou
+from .geometry import card_angle, polygon_iou
 from .pipeline import CardRecognizer
 from .types import PhotoResult
 
@@ -145,12 +145,8 @@ def share_bin(visible: float) -> str:
 def card_lie(quad: np.ndarray, tolerance: float = 20.0) -> str:
     """How a card lies in the photo: `upright` (long side within `tolerance` degrees of the
     vertical, either end up), `sideways` (of the horizontal) or `diagonal`."""
-    q = np.array(quad, np.float32).reshape(4, 2)
-    sides = [q[1] - q[0], q[2] - q[1]]
-    long_side = max(sides, key=lambda v: float(np.hypot(*v)))
-    angle = np.degrees(
-        np.arctan2(abs(long_side[1]), abs(long_side[0]))
-    )  # 0 horizontal, 90 vertical
+    angle = abs(card_angle(quad)) % 180
+    angle = min(angle, 180 - angle)  # 0 horizontal, 90 vertical
     if angle >= 90 - tolerance:
         return "upright"
     return "sideways" if angle <= tolerance else "diagonal"

@@ -1,5 +1,6 @@
 """Card geometry shared by the recogniser, the reconciliation and the data generator: corner
-order, straightening, and the overlap of card outlines (one place for all overlap maths)."""
+order, straightening, a card's angle, turning a photo, and the overlap of card outlines (one
+place for all overlap maths)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,26 @@ def portrait_corners(points: np.ndarray) -> np.ndarray:
     ):
         pts = np.roll(pts, 2, axis=0)
     return pts
+
+
+def card_angle(quad: np.ndarray) -> float:
+    """The direction of a card's long side, in degrees from the photo's horizontal."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    side = max(q[1] - q[0], q[2] - q[1], key=lambda v: float(np.hypot(*v)))
+    return float(np.degrees(np.arctan2(side[1], side[0])))
+
+
+def turn_photo(image: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """The photo turned by `degrees` about its centre (counter-clockwise as seen) on a canvas
+    that holds all of it, and the 2x3 affine matrix that takes points of the turned photo back
+    onto the photo."""
+    h, w = image.shape[:2]
+    forward = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    cos, sin = abs(forward[0, 0]), abs(forward[0, 1])
+    size = (int(np.ceil(w * cos + h * sin)), int(np.ceil(w * sin + h * cos)))
+    forward[:, 2] += (size[0] - w) / 2, (size[1] - h) / 2
+    turned = cv2.warpAffine(image, forward, size, borderValue=(114, 114, 114))
+    return turned, cv2.invertAffineTransform(forward)
 
 
 def polygon_area(quad: np.ndarray) -> float:

@@ -27,7 +27,15 @@ from scoring import CARD_CODES
 
 from . import yolo_env
 from .decode import Source, load_working_image
-from .geometry import intersection_area, polygon_area, polygon_iou, portrait_corners, warp_crop
+from .geometry import (
+    card_angle,
+    intersection_area,
+    polygon_area,
+    polygon_iou,
+    portrait_corners,
+    turn_photo,
+    warp_crop,
+)
 from .types import NOT_A_CARD, DetectedCard, PhotoResult
 
 MODELS_DIR = yolo_env.PROJECT_ROOT / "models"
@@ -458,26 +466,6 @@ class CardRecognizer:
                 crops + [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
             )
         return (raw[: len(crops)] + raw[len(crops) :]) / 2
-
-
-def card_angle(quad: np.ndarray) -> float:
-    """The direction of a card's long side, in degrees from the photo's horizontal."""
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    side = max(q[1] - q[0], q[2] - q[1], key=lambda v: float(np.hypot(*v)))
-    return float(np.degrees(np.arctan2(side[1], side[0])))
-
-
-def turn_photo(image: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
-    """The photo turned by `degrees` about its centre (counter-clockwise as seen) on a canvas
-    that holds all of it, and the 2x3 affine matrix that takes points of the turned photo back
-    onto the photo."""
-    h, w = image.shape[:2]
-    forward = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
-    cos, sin = abs(forward[0, 0]), abs(forward[0, 1])
-    size = (int(np.ceil(w * cos + h * sin)), int(np.ceil(w * sin + h * cos)))
-    forward[:, 2] += (size[0] - w) / 2, (size[1] - h) / 2
-    turned = cv2.warpAffine(image, forward, size, borderValue=(114, 114, 114))
-    return turned, cv2.invertAffineTransform(forward)
 
 
 def _weights_present(weights: Path) -> bool:

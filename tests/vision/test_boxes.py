@@ -4,8 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.geometry import polygon_iou
-from vision.pipeline import card_angle, drop_contained, turn_photo
+from vision.geometry import card_angle, polygon_iou, turn_photo
+from vision.pipeline import drop_contained
 
 
 def box(x, y, w, h):
