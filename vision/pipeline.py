@@ -46,7 +46,9 @@ IDENTIFIER_FILE = "identifier.pt"
 # than either alone (models/README.md, 2026-12-05 (morning)).
 SECOND_IDENTIFIER_FILE = "identifier-160px.pt"
 DECK_STYLES = ("napoletane", "francesi")
-ZOOMED_IMGSZ_MAX = 640
+# The zoomed pass's largest input: 800 px brings a 1024 px photo close to its own size (it was
+# 640 until 2026-12-05: models/README.md, first section).
+ZOOMED_IMGSZ_MAX = 800
 # A box holding smaller boxes is a false merge of neighbouring cards, not one card whose pips
 # were taken for cards, when it is this many times the size of the photo's other cards, or
 # (with fewer than two other cards to compare with) when two or more boxes cover this share of it.

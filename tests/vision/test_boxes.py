@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from vision.geometry import card_angle, polygon_iou, turn_photo
-from vision.pipeline import drop_contained
+from vision.pipeline import ZOOMED_IMGSZ_MAX, drop_contained
 
 
 def box(x, y, w, h):
@@ -179,13 +179,13 @@ def test_a_photo_of_small_cards_is_looked_at_again_larger():
     assert _sizer().zoomed_imgsz((768, 1024), cards) == 544
     # Tinier cards still: the zoom stops at ZOOMED_IMGSZ_MAX.
     tiny = [box(100 + 40 * k, 100, 30, 50) for k in range(5)]
-    assert _sizer().zoomed_imgsz((768, 1024), tiny) == 640
+    assert _sizer().zoomed_imgsz((768, 1024), tiny) == ZOOMED_IMGSZ_MAX == 800
 
 
 def test_cards_big_enough_are_not_zoomed_and_no_card_at_all_is_zoomed_most():
     big = [box(100 + 170 * k, 100, 160, 260) for k in range(5)]
     assert _sizer().zoomed_imgsz((768, 1024), big) is None
-    assert _sizer().zoomed_imgsz((768, 1024), []) == 640
+    assert _sizer().zoomed_imgsz((768, 1024), []) == ZOOMED_IMGSZ_MAX
     small = [box(100 + 70 * k, 100, 60, 100) for k in range(5)]
     assert _sizer(small_card_px=None).zoomed_imgsz((768, 1024), small) is None
 

@@ -74,7 +74,7 @@ def test_suppression_keeps_what_ultralytics_keeps(threshold):
 
 
 @pytest.mark.parametrize("shape", [(768, 1024), (1024, 768), (3000, 4000), (100, 1000), (413, 417)])
-@pytest.mark.parametrize("imgsz", [192, 416, 544, 640])
+@pytest.mark.parametrize("imgsz", [192, 416, 544, 640, 800])
 def test_letterbox_is_ultralytics_letterbox(shape, imgsz):
     pytest.importorskip("ultralytics")
     from ultralytics.data.augment import LetterBox
@@ -271,7 +271,7 @@ def test_both_paths_find_and_read_the_same_cards(both_paths):
 
 @pytest.mark.slow
 @needs_models
-@pytest.mark.parametrize("imgsz", [192, 416, 640])
+@pytest.mark.parametrize("imgsz", [192, 416, 640, 800])
 def test_both_detectors_give_the_same_boxes_at_every_input_size(both_paths, imgsz):
     onnx, torch_path = both_paths
     for name, image in _fixture_images()[::2]:
