@@ -46,8 +46,7 @@ IDENTIFIER_FILE = "identifier.pt"
 # than either alone (models/README.md, 2026-12-05 (morning)).
 SECOND_IDENTIFIER_FILE = "identifier-160px.pt"
 DECK_STYLES = ("napoletane", "francesi")
-# The zoomed pass's largest input: 800 px brings a 1024 px photo close to its own size (it was
-# 640 until 2026-12-05: models/README.md, first section).
+# The zoomed pass's largest input: 800 px brings a 1024 px photo close to its own size.
 ZOOMED_IMGSZ_MAX = 800
 # A box holding smaller boxes is a false merge of neighbouring cards, not one card whose pips
 # were taken for cards, when it is this many times the size of the photo's other cards, or
@@ -106,7 +105,7 @@ class RecognizerSettings:
     # When the main pass finds the photo's cards lying askew together (a pile shot at a
     # slant, or a diagonal cascade), each at least this many degrees off the photo's sides,
     # every look is taken on the photo turned to square them up: the detector, trained mostly
-    # on square layouts, boxes such cards more tightly. None: never.
+    # on square layouts, reads more of such cards seen square (models/README.md). None: never.
     squaring_turn_min_degrees: float | None = 20.0
     # Two card boxes overlapping at least this much (IoU) that read as the same card are that
     # card boxed twice by two looks (a photo cannot show a card twice): the better-scored box
@@ -117,8 +116,8 @@ class RecognizerSettings:
     # the tuning piles most false cards were such boxes (models/README.md). None: no such rule.
     lone_look_min_confidence: float | None = 0.5
     # A card read at least this sure from its own box is not read again from the boxes the
-    # other looks drew around it: they would change little, and reading them is most of the
-    # time a photo of whole cards takes. None: every box is read.
+    # other looks drew around it: they would change little, and reading them took two fifths
+    # of the time of a photo of whole cards (models/README.md). None: every box is read.
     sure_without_other_looks: float | None = 0.99
     # The identifier's readings are softened by this temperature (its logits divided by it),
     # so that a confidence of 0.99 is wrong about as rarely as it says.

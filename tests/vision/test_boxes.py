@@ -158,7 +158,7 @@ def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour
     assert float(probiou(upper, again)) > nms_iou
 
 
-def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False, squaring_turn_min_degrees=15):
+def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False, squaring_turn_min_degrees=20):
     from vision.pipeline import CardRecognizer, RecognizerSettings
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
