@@ -161,6 +161,9 @@ class CardOutcome:
     lie: str
     found: bool
     identified: bool
+    # Read right by the identifier alone from the card's true outline (None: not measured).
+    # Against `identified`, it tells a card lost to its box from one lost to its reading.
+    identified_from_outline: bool | None = None
 
 
 @dataclass
@@ -181,7 +184,9 @@ class SceneReport:
         layout: str,
         truth: list[tuple[str, np.ndarray, float]],
         result: PhotoResult,
+        *,
         min_iou: float = 0.5,
+        outline_reads: list[str | None] | None = None,
     ) -> None:
         """Match detections to true cards greedily by polygon IoU, those reading the card first.
 
@@ -191,6 +196,9 @@ class SceneReport:
         of a hand fan overlap by IoU 0.9), so, as COCO matches within a class, a box outlining
         a card and reading it is that card's; the boxes left are then matched by outline
         alone, to tell misread cards from false ones.
+
+        `outline_reads`, when given, holds what the identifier alone read from each true card's
+        outline (None for a card not read so), in the order of `truth`.
         """
         self.photos[layout] += 1
         pairs = sorted(
@@ -213,10 +221,16 @@ class SceneReport:
                 used_d.add(di)
         for ti, (code, quad, visible) in enumerate(truth):
             read = result.cards[match[ti]].card if ti in match else None
+            from_outline = outline_reads[ti] if outline_reads is not None else None
             if visible >= MIN_VISIBLE:
                 self.outcomes.append(
                     CardOutcome(
-                        layout, share_bin(visible), card_lie(quad), read is not None, read == code
+                        layout,
+                        share_bin(visible),
+                        card_lie(quad),
+                        read is not None,
+                        read == code,
+                        None if from_outline is None else from_outline == code,
                     )
                 )
                 if read is not None and read != code:
@@ -231,11 +245,15 @@ class SceneReport:
     @staticmethod
     def _rates(outcomes: list[CardOutcome]) -> dict:
         n = len(outcomes)
-        return {
+        rates = {
             "cards": n,
             "found": round(sum(o.found for o in outcomes) / max(n, 1), 4),
             "identified": round(sum(o.identified for o in outcomes) / max(n, 1), 4),
         }
+        from_outline = [o.identified_from_outline for o in outcomes]
+        if from_outline and all(read is not None for read in from_outline):
+            rates["identified_from_outline"] = round(sum(bool(r) for r in from_outline) / n, 4)
+        return rates
 
     def _by(self, key) -> dict:
         groups: dict[str, list[CardOutcome]] = defaultdict(list)
@@ -293,14 +311,35 @@ def evaluate_scenes(
     progress: Callable[[Iterable], Iterable] = iter,
     report: SceneReport | None = None,
 ) -> SceneReport:
-    """Scenes from `scopa_datasets.build.iter_scenes`: every card that shows enough must be read."""
+    """Scenes from `scopa_datasets.build.iter_scenes`: every card that shows enough must be read.
+
+    Each card that must be read is also read by the identifier alone from its true outline
+    (untimed), so that the report can tell the cards lost to their boxes from those lost to
+    their reading."""
     report = report or SceneReport()
     for scene in progress(scenes):
         started = time.perf_counter()
         result = recognizer.recognize(scene.image)
         report.seconds.append(time.perf_counter() - started)
-        report.add(scene.layout, scene_truth(scene), result)
+        truth = scene_truth(scene)
+        report.add(
+            scene.layout, truth, result, outline_reads=outline_reads(recognizer, scene.image, truth)
+        )
     return report
+
+
+def outline_reads(
+    recognizer: CardRecognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray, float]]
+) -> list[str | None]:
+    """What the identifier alone reads from the true outline of each card of `truth` that
+    shows at least MIN_VISIBLE of itself (None for the others)."""
+    must = [k for k, (_, _, visible) in enumerate(truth) if visible >= MIN_VISIBLE]
+    reads: list[str | None] = [None] * len(truth)
+    if must:
+        probs = recognizer.identify(image, [np.asarray(truth[k][1], np.float32) for k in must])
+        for k, row in zip(must, probs, strict=True):
+            reads[k] = CARD_CODES[int(row.argmax())]
+    return reads
 
 
 def scene_truth(scene) -> list[tuple[str, np.ndarray, float]]:

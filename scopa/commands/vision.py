@@ -553,6 +553,7 @@ def _print_piles(title: str, part: dict) -> None:
         print(
             f"  {layout:<13} {s['photos']:4d} photos {s['cards']:5d} cards  found {s['found']:7.2%}"
             f"  identified {s['identified']:7.2%}  false {s['false_cards_per_100_photos']}"
+            + _from_outline(s)
         )
     for heading, key in (
         ("visible share", "shares"),
@@ -563,12 +564,18 @@ def _print_piles(title: str, part: dict) -> None:
         for name, s in part[key].items():
             print(
                 f"    {name:<24} {s['cards']:5d} cards  found {s['found']:7.2%}  identified {s['identified']:7.2%}"
+                + _from_outline(s)
             )
     a, cal = part["all"], part["calibration"]
     print(
         f"  all: {a['cards']} cards, found {a['found']:.2%}, identified {a['identified']:.2%}, "
-        f"false {a['false_cards_per_100_photos']} per 100 photos"
+        f"false {a['false_cards_per_100_photos']} per 100 photos" + _from_outline(a)
     )
+    if "identified_from_outline" in a:
+        print(
+            "  (from its true outline: read by the identifier alone from the card's exact outline,"
+            " no detector)"
+        )
     print(
         f"  calibration: {cal['of_which_wrong']} wrong of {cal['read_at_0.99_or_more']} read at 0.99 or more"
     )
@@ -576,6 +583,13 @@ def _print_piles(title: str, part: dict) -> None:
         print(f"    {c['truth']} read as {c['read']}: {c['count']}")
     if part.get("median_seconds") is not None:
         print(f"  median time per photo: {part['median_seconds']} s")
+
+
+def _from_outline(rates: dict) -> str:
+    """The share read from the true outlines, where the report measured it."""
+    if "identified_from_outline" not in rates:
+        return ""
+    return f"  from its true outline {rates['identified_from_outline']:7.2%}"
 
 
 def bench(args: argparse.Namespace) -> int:

@@ -51,6 +51,50 @@ def test_a_box_on_no_card_is_a_false_card():
     assert result["all"]["false_cards_per_100_photos"] == 100.0
 
 
+def test_reads_from_the_true_outlines_are_reported_beside_the_recogniser_s_own():
+    # A strip the recogniser misread from its box, but the identifier reads from its outline:
+    # the loss is the box's, and the report must show it.
+    strip, whole = turned_card(0.0), turned_card(60.0)
+    truth = [("4C", strip, 0.35), ("7D", whole, 1.0)]
+    report = SceneReport()
+    result = PhotoResult(None, 600, 600, [found("5C", strip), found("7D", whole)])
+    report.add("cascade", truth, result, outline_reads=["4C", "7D"])
+    rates = report.to_dict()
+    assert rates["shares"]["30-45%"] == {
+        "cards": 1,
+        "found": 1.0,
+        "identified": 0.0,
+        "identified_from_outline": 1.0,
+    }
+    assert rates["all"]["identified"] == 0.5
+    assert rates["all"]["identified_from_outline"] == 1.0
+
+
+def test_without_outline_reads_no_such_figure_is_made_up():
+    result = report_for([("3D", turned_card(0.0), 1.0)], [found("3D", turned_card(0.0))])
+    assert "identified_from_outline" not in result["all"]
+
+
+def test_the_identifier_reads_only_the_outlines_of_cards_that_must_be_found():
+    from scoring import CARD_CODES
+    from vision.evaluate import outline_reads
+
+    asked = []
+
+    class Recognizer:
+        def identify(self, image, quads):
+            asked.append(quads)
+            probs = np.zeros((len(quads), 40), np.float32)
+            probs[:, CARD_CODES.index("2S")] = 1.0
+            return probs
+
+    truth = [("3D", turned_card(0.0), 0.1), ("2S", turned_card(30.0), 0.5)]
+    reads = outline_reads(Recognizer(), np.zeros((600, 600, 3), np.uint8), truth)
+    assert reads == [None, "2S"]  # the card showing 10% is not one that must be read
+    assert len(asked) == 1 and len(asked[0]) == 1
+    assert np.allclose(asked[0][0], truth[1][1])
+
+
 def test_the_speed_benchmark_times_a_photo_and_each_two_photo_hand(tmp_path):
     from scoring import Rules
     from vision import benchmark

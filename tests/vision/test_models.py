@@ -189,6 +189,20 @@ def test_a_heap_of_small_cards_is_looked_at_again_larger(recognizer):
 
 
 @pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
+def test_generated_piles_are_also_read_from_their_true_outlines(recognizer):
+    """`scopa eval --scenes`: beside what the recogniser reads, what the identifier alone reads
+    from each card's exact outline."""
+    from scopa_datasets.build import GeneratorConfig, iter_scenes
+    from vision.evaluate import evaluate_scenes
+
+    config = GeneratorConfig(shared=SHARED, seed=4251)
+    scenes = iter_scenes(config, "val", [0], size=(1024, 768), layout="grid", n_cards=12)
+    rates = evaluate_scenes(recognizer, scenes).to_dict()["all"]
+    assert rates["cards"] == 12
+    assert rates["identified_from_outline"] == 1.0
+
+
+@pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
 def test_hard_negatives_are_cut_from_the_detectors_boxes_as_none_a_few_a_photo(
     tmp_path, monkeypatch
 ):
