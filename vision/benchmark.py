@@ -89,7 +89,7 @@ def hands(
     """
     from scoring import SideInput, score_hand
     from scoring.provisional import ProvisionalResult
-    from vision.evaluate import SceneReport, scene_truth
+    from vision.evaluate import SceneReport, outline_reads, scene_truth
     from vision.reconcile import reconcile
 
     stats: dict[str, Counter] = {}
@@ -103,7 +103,13 @@ def hands(
         recon = reconcile(sides, rules)
         times.append(time.perf_counter() - started)
         for (_, scene), result in zip(hand, results, strict=True):
-            photos.add(layout, scene_truth(scene), result)
+            truth_cards = scene_truth(scene)
+            photos.add(
+                layout,
+                truth_cards,
+                result,
+                outline_reads=outline_reads(recognizer, scene.image, truth_cards),
+            )
         truth = {f"S{i + 1}": set(codes) for i, (codes, _) in enumerate(hand)}
         got = {name: {c.code for c in cards} for name, cards in recon.sides.items()}
         s["hands"] += 1

@@ -203,6 +203,28 @@ def test_generated_piles_are_also_read_from_their_true_outlines(recognizer):
 
 
 @pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
+def test_a_grid_hand_is_scored_exactly_and_its_photos_read_from_their_outlines_too(recognizer):
+    """`scopa bench hands`: a two-photo grid hand comes out exact and determinate, and its
+    photos' cards are counted as `scopa eval` counts them, true outlines included."""
+    from scopa_datasets.build import GeneratorConfig, hand_scenes
+    from scoring import Rules
+    from vision import benchmark
+
+    config = GeneratorConfig(shared=SHARED, seed=4252)
+    report = benchmark.hands(
+        recognizer, [("grid", hand_scenes(config, 0, "grid"))], Rules.from_preset("classica")
+    )
+    assert (report["exact_hands"], report["determinate"], report["determinate_but_wrong"]) == (
+        1,
+        1,
+        0,
+    )
+    photos = report["photos"]["all"]
+    assert photos["photos"] == 2 and photos["cards"] == 40
+    assert photos["identified_from_outline"] == 1.0
+
+
+@pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
 def test_hard_negatives_are_cut_from_the_detectors_boxes_as_none_a_few_a_photo(
     tmp_path, monkeypatch
 ):
