@@ -108,7 +108,7 @@ def hands(
                 layout,
                 truth_cards,
                 result,
-                outline_reads=outline_reads(recognizer, scene.image, truth_cards),
+                read_from_outlines=outline_reads(recognizer, scene.image, truth_cards),
             )
         truth = {f"S{i + 1}": set(codes) for i, (codes, _) in enumerate(hand)}
         got = {name: {c.code for c in cards} for name, cards in recon.sides.items()}

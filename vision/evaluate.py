@@ -186,7 +186,7 @@ class SceneReport:
         result: PhotoResult,
         *,
         min_iou: float = 0.5,
-        outline_reads: list[str | None] | None = None,
+        read_from_outlines: list[str | None] | None = None,
     ) -> None:
         """Match detections to true cards greedily by polygon IoU, those reading the card first.
 
@@ -197,8 +197,8 @@ class SceneReport:
         a card and reading it is that card's; the boxes left are then matched by outline
         alone, to tell misread cards from false ones.
 
-        `outline_reads`, when given, holds what the identifier alone read from each true card's
-        outline (None for a card not read so), in the order of `truth`.
+        `read_from_outlines`, when given, holds what the identifier alone read from each true
+        card's outline (None for a card not read so), in the order of `truth`.
         """
         self.photos[layout] += 1
         pairs = sorted(
@@ -221,7 +221,7 @@ class SceneReport:
                 used_d.add(di)
         for ti, (code, quad, visible) in enumerate(truth):
             read = result.cards[match[ti]].card if ti in match else None
-            from_outline = outline_reads[ti] if outline_reads is not None else None
+            from_outline = read_from_outlines[ti] if read_from_outlines is not None else None
             if visible >= MIN_VISIBLE:
                 self.outcomes.append(
                     CardOutcome(
@@ -323,7 +323,10 @@ def evaluate_scenes(
         report.seconds.append(time.perf_counter() - started)
         truth = scene_truth(scene)
         report.add(
-            scene.layout, truth, result, outline_reads=outline_reads(recognizer, scene.image, truth)
+            scene.layout,
+            truth,
+            result,
+            read_from_outlines=outline_reads(recognizer, scene.image, truth),
         )
     return report
 

@@ -58,7 +58,7 @@ def test_reads_from_the_true_outlines_are_reported_beside_the_recogniser_s_own()
     truth = [("4C", strip, 0.35), ("7D", whole, 1.0)]
     report = SceneReport()
     result = PhotoResult(None, 600, 600, [found("5C", strip), found("7D", whole)])
-    report.add("cascade", truth, result, outline_reads=["4C", "7D"])
+    report.add("cascade", truth, result, read_from_outlines=["4C", "7D"])
     rates = report.to_dict()
     assert rates["shares"]["30-45%"] == {
         "cards": 1,
