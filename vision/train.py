@@ -6,6 +6,7 @@ results.csv). `resume=True` continues an interrupted run from its last checkpoin
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -105,9 +106,12 @@ def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> P
     last = run_dir / "weights" / "last.pt"
     started = time.time()
     if resume and last.exists():
-        YOLO(str(last)).train(resume=True)
+        model = YOLO(str(last))
+        model.add_callback("on_pretrain_routine_start", use_every_core)
+        model.train(resume=True)
     else:
         model = YOLO(spec.model_yaml)
+        model.add_callback("on_pretrain_routine_start", use_every_core)
         model.train(
             data=spec.data,
             epochs=spec.epochs,
@@ -132,6 +136,19 @@ def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> P
     (run_dir / "train_seconds.txt").write_text(f"{time.time() - started:.0f}\n")
     best = run_dir / "weights" / "best.pt"
     return best if best.exists() else last
+
+
+def use_every_core(trainer) -> None:
+    """Train on every CPU core (an ultralytics callback, run before the first epoch).
+
+    On a CPU, ultralytics sets torch to one thread fewer than the machine has cores: on this
+    2-core machine, one. Both cores make a training step about 1.8 times faster here
+    (the model card, 2026-12-06 (second session)).
+    """
+    if trainer.device.type == "cpu":
+        import torch
+
+        torch.set_num_threads(os.cpu_count() or 1)
 
 
 def install_weights(weights: Path, role: str, models_dir: Path | None = None) -> Path:
