@@ -65,7 +65,7 @@ class RecognizerSettings:
     piles of tuning seeds; the model card says how)."""
 
     # The main detector pass's input size: the size the detector was trained at.
-    detector_imgsz: int = 416
+    detector_imgsz: int = 512
     # Cards of a loose heap are small in the photo (35-70 px long at 416); there the detector
     # misses some and draws loose boxes around others. When the photo's cards are shorter than
     # this at the main pass, it runs again at the size that brings them to this length (at

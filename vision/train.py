@@ -38,7 +38,7 @@ class TrainSpec:
     lr0: float | None = None
 
 
-def detector_spec(data_yaml: Path, epochs: int = 10, imgsz: int = 416, seed: int = 0) -> TrainSpec:
+def detector_spec(data_yaml: Path, epochs: int = 10, imgsz: int = 512, seed: int = 0) -> TrainSpec:
     return TrainSpec("detector", "yolov8n-obb.yaml", str(data_yaml), epochs, imgsz, seed=seed)
 
 
