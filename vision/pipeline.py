@@ -66,9 +66,9 @@ class RecognizerSettings:
 
     # The main detector pass's input size: the size the detector was trained at.
     detector_imgsz: int = 512
-    # Cards of a loose heap are small in the photo (35-70 px long at 416); there the detector
-    # misses some and draws loose boxes around others. When the photo's cards are shorter than
-    # this at the main pass, it runs again at the size that brings them to this length (at
+    # Cards of a loose heap are small in the photo (35-70 px long at 416, 43-86 at 512); there
+    # the detector misses some and draws loose boxes around others. When the photo's cards are
+    # shorter than this at the main pass, it runs again at the size that brings them to this length (at
     # most ZOOMED_IMGSZ_MAX; also when it found no card at all), and the boxes of both passes
     # count. None: never.
     small_card_px: float | None = 80
