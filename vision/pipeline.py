@@ -68,9 +68,9 @@ class RecognizerSettings:
     detector_imgsz: int = 512
     # Cards of a loose heap are small in the photo (35-70 px long at 416, 43-86 at 512); there
     # the detector misses some and draws loose boxes around others. When the photo's cards are
-    # shorter than this at the main pass, it runs again at the size that brings them to this length (at
-    # most ZOOMED_IMGSZ_MAX; also when it found no card at all), and the boxes of both passes
-    # count. None: never.
+    # shorter than this at the main pass, it runs again at the size that brings them to this
+    # length (at most ZOOMED_IMGSZ_MAX; also when it found no card at all), and the boxes of
+    # both passes count. None: never.
     small_card_px: float | None = 80
     # A box scoring this much is a card.
     box_threshold: float = 0.5
