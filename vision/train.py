@@ -105,13 +105,12 @@ def train(spec: TrainSpec, resume: bool = False, runs_dir: Path = RUNS_DIR) -> P
     run_dir = runs_dir / spec.name
     last = run_dir / "weights" / "last.pt"
     started = time.time()
-    if resume and last.exists():
-        model = YOLO(str(last))
-        model.add_callback("on_pretrain_routine_start", use_every_core)
+    resuming = resume and last.exists()
+    model = YOLO(str(last) if resuming else spec.model_yaml)
+    model.add_callback("on_pretrain_routine_start", use_every_core)
+    if resuming:
         model.train(resume=True)
     else:
-        model = YOLO(spec.model_yaml)
-        model.add_callback("on_pretrain_routine_start", use_every_core)
         model.train(
             data=spec.data,
             epochs=spec.epochs,
