@@ -84,9 +84,17 @@ class GeneratorConfig:
     seed: int = 0
     exclude_real_decks: tuple[str, ...] = ()  # real decks kept out of training, to measure on
     heaps: bool = False  # detector piles mostly cascades and scatters (PILE_CROP_LAYOUT_WEIGHTS)
+    # Draw piles from these decks of DECK_WEIGHTS only (empty: all of them). ("real",) makes
+    # piles of photographed physical cards: a tuning set closer to real photos than scans.
+    decks: tuple[str, ...] = ()
     # Identifier pile crops: cut partly covered look-alikes (LOOKALIKE_RANKS) this many times as
     # often as other cards. 1: every card that shows is as likely.
     lookalike_weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.decks) - set(DECK_WEIGHTS))
+        if unknown:
+            raise ValueError(f"unknown deck {unknown[0]!r}: choose from {', '.join(DECK_WEIGHTS)}")
 
 
 @dataclass(frozen=True)
@@ -137,7 +145,8 @@ def scene_rng(split: str, index: int, stream: int) -> np.random.Generator:
 
 
 def _pick_deck(rng: np.random.Generator) -> list[face_lib.Face]:
-    names = list(DECK_WEIGHTS)
+    chosen = _state().config.decks
+    names = [n for n in DECK_WEIGHTS if not chosen or n in chosen]
     p = np.array([DECK_WEIGHTS[n] for n in names], float)
     name = names[rng.choice(len(names), p=p / p.sum())]
     if name == "real":

@@ -215,6 +215,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--seed", type=int, default=1000, help="seed of the generated piles (training used 0)"
     )
     p.add_argument("--deck", default="napoletane")
+    _add_piles_decks_option(p)
     _add_models_option(p)
     p.add_argument(
         "--size",
@@ -237,10 +238,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--hands", type=int, default=10, help="hands per layout (hands benchmark)")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--seed", type=int, default=2000)
+    _add_piles_decks_option(p)
     _add_models_option(p)
     _add_settings_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=bench)
+
+
+def _add_piles_decks_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--piles-deck",
+        dest="piles_decks",
+        action="append",
+        default=[],
+        metavar="DECK",
+        help="draw the generated piles from this deck only (datasets/build.py: DECK_WEIGHTS); "
+        "repeat for more (default: every deck, as in training). 'real': cards cut from photos "
+        "of physical decks",
+    )
+
+
+def _generated_piles(args: argparse.Namespace):
+    """The generator's settings for the piles of `scopa eval` and `scopa bench`."""
+    from scopa_datasets.build import GeneratorConfig
+
+    try:
+        return GeneratorConfig(shared=DEFAULT_SHARED, seed=args.seed, decks=tuple(args.piles_decks))
+    except ValueError as error:
+        raise ScopaError(str(error)) from None
 
 
 def _add_models_option(p: argparse.ArgumentParser) -> None:
@@ -491,6 +516,7 @@ def _print_table(result) -> None:
 def evaluate(args: argparse.Namespace) -> int:
     from vision import evaluate as ev
 
+    piles = _generated_piles(args)  # a bad --piles-deck fails before the models load
     recognizer = _recognizer(args.deck, args.models, _chosen_settings(args.settings))
     report: dict = {}
     for folder in args.photos or [DEFAULT_SHARED / "real" / "dev"]:
@@ -508,13 +534,12 @@ def evaluate(args: argparse.Namespace) -> int:
         if corners is not None:
             report[f"{folder} (identifier on given corners)"] = corners.to_dict()
     if args.scenes:
-        from scopa_datasets.build import GeneratorConfig, iter_scenes
+        from scopa_datasets.build import iter_scenes
         from scopa_datasets.scenes import LAYOUTS
 
-        config = GeneratorConfig(shared=DEFAULT_SHARED, seed=args.seed)
         scene_report = ev.SceneReport()
         for layout in LAYOUTS:
-            scenes = iter_scenes(config, "val", range(args.scenes), size=args.size, layout=layout)
+            scenes = iter_scenes(piles, "val", range(args.scenes), size=args.size, layout=layout)
             ev.evaluate_scenes(
                 recognizer,
                 scenes,
@@ -595,12 +620,12 @@ def _from_outline(rates: dict) -> str:
 def bench(args: argparse.Namespace) -> int:
     import tempfile
 
-    from scopa_datasets.build import GeneratorConfig, hand_scenes, iter_scenes
+    from scopa_datasets.build import hand_scenes, iter_scenes
     from scopa_datasets.scenes import LAYOUTS
     from scoring import Rules
     from vision import benchmark
 
-    config = GeneratorConfig(shared=DEFAULT_SHARED, seed=args.seed)
+    config = _generated_piles(args)
     if args.what == "speed":
         twelve_mp = (4032, 3024)
         scene = next(iter_scenes(config, "val", [0], size=twelve_mp, layout="grid", n_cards=20))

@@ -282,3 +282,24 @@ def test_pile_crops_favour_partly_covered_lookalikes_only_when_asked():
     weights = build.pile_crop_weights(cards, 3.0)
     assert weights is not None
     assert np.allclose(weights, [0.6, 0.2, 0.2])
+
+
+@needs_shared
+@pytest.mark.parametrize("deck", ["real", "francesi"])
+def test_piles_can_be_drawn_from_one_kind_of_deck(deck):
+    from scopa_datasets import build
+
+    build.init_worker(build.GeneratorConfig(shared=SHARED, seed=3, decks=(deck,)))
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        faces = build._pick_deck(rng)
+        assert faces
+        assert all(f.real == (deck == "real") for f in faces)
+        assert deck == "real" or {f.deck for f in faces} == {deck}
+
+
+def test_an_unknown_deck_for_the_piles_is_refused_by_name():
+    from scopa_datasets import build
+
+    with pytest.raises(ValueError, match="unknown deck 'nope'"):
+        build.GeneratorConfig(shared=SHARED, decks=("nope",))
