@@ -406,6 +406,16 @@ def test_complement_count_settles_whether_a_doubtful_box_is_a_card():
     assert photographed.advice[0].key == "reconcile.maybe_not_a_card"
 
 
+def test_many_missing_cards_ask_for_photos_where_every_card_shows_a_quarter():
+    # A hand fan shows slivers of most of its cards: the photo must be retaken spread out.
+    a, b = split_deck(16)
+    recon = reconcile({"A": [photo(*a[8:])], "B": [photo(*b)]}, CLASSICA)
+    advice = next(item for item in recon.advice if item.key == "reconcile.missing_cards")
+    assert sorted(advice.params["cards"]) == sorted(a[:8])
+    assert "at least a quarter of itself" in advice.text["en"]
+    assert "almeno per un quarto" in advice.text["it"]
+
+
 # -- corrections -----------------------------------------------------------------------------
 
 

@@ -50,8 +50,8 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "en": "{Card} is missing and decides {what}: find it and retake the photo of the side that has it.",
     },
     "reconcile.missing_cards": {
-        "it": "Mancano {count} carte ({codes}), che decidono {what}: cercale e rifai le foto.",
-        "en": "{count} cards are missing ({codes}) and decide {what}: find them and retake the photos.",
+        "it": "Mancano {count} carte ({codes}), che decidono {what}: cercale e rifai le foto, con ogni carta scoperta almeno per un quarto.",
+        "en": "{count} cards are missing ({codes}) and decide {what}: find them and retake the photos with every card showing at least a quarter of itself.",
     },
     "reconcile.uncertain_card": {
         "it": "{Card} nella foto {photo} del lato {side} potrebbe essere {alternative} e decide {what}: fai una nuova foto del lato {side}.",
