@@ -128,6 +128,8 @@ def init_worker(config: GeneratorConfig) -> None:
     global _worker
     scan_faces = face_lib.load_scan_faces(config.shared)
     real_faces = face_lib.load_real_faces(config.shared, exclude_decks=config.exclude_real_decks)
+    if "real" in config.decks and not real_faces:
+        raise ValueError("piles of photographed cards asked for, but every real deck is excluded")
     assets = Assets(
         scan_faces + real_faces,
         face_lib.load_backs(config.shared),

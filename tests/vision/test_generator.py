@@ -303,3 +303,13 @@ def test_an_unknown_deck_for_the_piles_is_refused_by_name():
 
     with pytest.raises(ValueError, match="unknown deck 'nope'"):
         build.GeneratorConfig(shared=SHARED, decks=("nope",))
+
+
+@needs_shared
+def test_piles_of_photographed_cards_need_a_deck_of_photos():
+    from scopa_datasets import build
+
+    decks = tuple(sorted({f.deck for f in build.face_lib.load_real_faces(SHARED)}))
+    config = build.GeneratorConfig(shared=SHARED, decks=("real",), exclude_real_decks=decks)
+    with pytest.raises(ValueError, match="every real deck is excluded"):
+        build.init_worker(config)
