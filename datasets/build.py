@@ -28,6 +28,7 @@ from vision.types import NOT_A_CARD
 from . import faces as face_lib
 from . import photometric
 from .scenes import (
+    ANY_ANGLE_SHARE,
     LAYOUTS,
     Assets,
     PlacedCard,
@@ -90,11 +91,17 @@ class GeneratorConfig:
     # Identifier pile crops: cut partly covered look-alikes (LOOKALIKE_RANKS) this many times as
     # often as other cards. 1: every card that shows is as likely.
     lookalike_weight: float = 1.0
+    # Share of piles turned by any angle rather than by about a quarter turn (`draw_turn`).
+    any_angle_share: float = ANY_ANGLE_SHARE
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.decks) - set(DECK_WEIGHTS))
         if unknown:
             raise ValueError(f"unknown deck {unknown[0]!r}: choose from {', '.join(DECK_WEIGHTS)}")
+        if not 0 <= self.any_angle_share <= 1:
+            raise ValueError(
+                f"the share of piles at any angle must be 0 to 1, not {self.any_angle_share}"
+            )
 
 
 @dataclass(frozen=True)
@@ -189,7 +196,7 @@ def scene_for(
         chosen,
         layout,
         size=size,
-        turn=draw_turn(rng) if turn is None else turn,
+        turn=draw_turn(rng, _state().config.any_angle_share) if turn is None else turn,
         overflow=CUT_OFF_SHARE,
     )
 
@@ -260,7 +267,7 @@ def render_pile(
         chosen,
         layout,
         size=size,
-        turn=draw_turn(rng),
+        turn=draw_turn(rng, _state().config.any_angle_share),
         overflow=CUT_OFF_SHARE,
         **kwargs,
     )
@@ -613,7 +620,7 @@ def hand_scenes(
             faces,
             layout,
             size=size if rng.random() < 0.5 else (size[1], size[0]),
-            turn=draw_turn(rng),
+            turn=draw_turn(rng, _state().config.any_angle_share),
         )
         hand.append(([f.code for f in faces], scene))
     return hand

@@ -228,11 +228,15 @@ def turned(quads: list[np.ndarray], degrees: float, center) -> list[np.ndarray]:
     return [((q - c) @ rot.T + c).astype(np.float32) for q in quads]
 
 
-def draw_turn(rng: np.random.Generator) -> float:
+ANY_ANGLE_SHARE = 0.1
+
+
+def draw_turn(rng: np.random.Generator, any_angle_share: float = ANY_ANGLE_SHARE) -> float:
     """How a layout lies in the photo: the photo is taken from any side of the table, so
-    quarter turns are as common as the upright view; sometimes at any angle."""
+    quarter turns are as common as the upright view; `any_angle_share` of layouts lie at
+    any angle (at the default share, every seed lays the piles it always laid)."""
     kind = rng.random()
-    if kind < 0.1:
+    if kind < any_angle_share:
         return float(rng.uniform(0, 360))
     base = rng.choice([0, 90, 180, 270], p=[0.4, 0.25, 0.1, 0.25])
     return float(base + rng.normal(0, 4))

@@ -291,3 +291,12 @@ def test_make_dataset_refuses_a_lookalike_weight_that_is_not_a_number_above_zero
     )
     assert_one_line_error(status, err, "--lookalike-weight")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("share", ["-0.1", "1.5", "nan"])
+def test_make_dataset_refuses_an_any_angle_share_outside_zero_to_one(share, tmp_path, capsys):
+    status, _, err = run(
+        ["make-dataset", "--any-angle-share", share, "--out", str(tmp_path / "out")], capsys
+    )
+    assert_one_line_error(status, err, "--any-angle-share")
+    assert not (tmp_path / "out").exists()

@@ -82,6 +82,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="draw the detector's piles mostly as cascades and scatters (70%%, not 40%%)",
     )
     p.add_argument(
+        "--any-angle-share",
+        type=float,
+        default=None,
+        metavar="S",
+        help="share of piles turned by any angle rather than by about a quarter turn, 0 to 1 "
+        "(default 0.1)",
+    )
+    p.add_argument(
         "--lookalike-weight",
         type=float,
         default=1.0,
@@ -340,6 +348,7 @@ def make_dataset(args: argparse.Namespace) -> int:
         make_identification_dataset,
     )
     from scopa_datasets.mining import mine_detector_crops
+    from scopa_datasets.scenes import ANY_ANGLE_SHARE
 
     if not 0 < args.lookalike_weight < float("inf"):
         raise ScopaError(
@@ -347,12 +356,15 @@ def make_dataset(args: argparse.Namespace) -> int:
         )
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
+    if args.any_angle_share is not None and not 0 <= args.any_angle_share <= 1:
+        raise ScopaError(f"--any-angle-share must be from 0 to 1, not {args.any_angle_share}")
     config = GeneratorConfig(
         shared=args.shared,
         seed=args.seed,
         exclude_real_decks=tuple(args.hold_out_deck),
         heaps=args.heaps,
         lookalike_weight=args.lookalike_weight,
+        any_angle_share=ANY_ANGLE_SHARE if args.any_angle_share is None else args.any_angle_share,
     )
     if args.only in (None, "detector"):
         yaml = make_detection_dataset(
