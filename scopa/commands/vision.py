@@ -356,16 +356,19 @@ def make_dataset(args: argparse.Namespace) -> int:
         )
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
-    if args.any_angle_share is not None and not 0 <= args.any_angle_share <= 1:
-        raise ScopaError(f"--any-angle-share must be from 0 to 1, not {args.any_angle_share}")
-    config = GeneratorConfig(
-        shared=args.shared,
-        seed=args.seed,
-        exclude_real_decks=tuple(args.hold_out_deck),
-        heaps=args.heaps,
-        lookalike_weight=args.lookalike_weight,
-        any_angle_share=ANY_ANGLE_SHARE if args.any_angle_share is None else args.any_angle_share,
-    )
+    try:  # GeneratorConfig checks the share
+        config = GeneratorConfig(
+            shared=args.shared,
+            seed=args.seed,
+            exclude_real_decks=tuple(args.hold_out_deck),
+            heaps=args.heaps,
+            lookalike_weight=args.lookalike_weight,
+            any_angle_share=ANY_ANGLE_SHARE
+            if args.any_angle_share is None
+            else args.any_angle_share,
+        )
+    except ValueError as error:
+        raise ScopaError(f"--any-angle-share: {error}") from None
     if args.only in (None, "detector"):
         yaml = make_detection_dataset(
             args.out / "detect", config, args.scenes, args.val_scenes, workers=args.workers
