@@ -93,6 +93,10 @@ class GeneratorConfig:
     lookalike_weight: float = 1.0
     # Share of piles turned by any angle rather than by about a quarter turn (`draw_turn`).
     any_angle_share: float = ANY_ANGLE_SHARE
+    # A hand fan's inner cards show 10-25% of themselves, under MIN_VISIBLE: labelled from
+    # MIN_VISIBLE, they are cards the detector learns not to see (models/README.md, 2026-12-06,
+    # sixth session). Its cards are labelled, and cut for the identifier, from this share.
+    hand_fan_min_visible: float = MIN_VISIBLE
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.decks) - set(DECK_WEIGHTS))
@@ -102,6 +106,15 @@ class GeneratorConfig:
             raise ValueError(
                 f"the share of piles at any angle must be 0 to 1, not {self.any_angle_share}"
             )
+        if not 0 < self.hand_fan_min_visible <= 1:
+            raise ValueError(
+                "a hand fan's cards are labelled from a share above 0 and at most 1, not "
+                f"{self.hand_fan_min_visible}"
+            )
+
+    def min_visible(self, layout: str) -> float:
+        """The share of itself a card of a `layout` pile must show to be labelled and cut."""
+        return self.hand_fan_min_visible if layout == "hand_fan" else MIN_VISIBLE
 
 
 @dataclass(frozen=True)
@@ -221,7 +234,7 @@ def _write_detect_item(job: tuple[str, int, str, tuple[int, int]]) -> int:
         scene.image,
         [cv2.IMWRITE_JPEG_QUALITY, 92],
     )
-    lines = obb_label_lines(scene)
+    lines = obb_label_lines(scene, _state().config.min_visible(scene.layout))
     (Path(out) / "labels" / split / f"{stem}.txt").write_text("\n".join(lines) + "\n")
     return len(lines)
 
@@ -320,12 +333,13 @@ def _write_pile_crop_item(job: tuple[str, int, str, int]) -> int:
 
     Single-card crops cannot show what a pile does to a card: neighbours covering a third
     (rows) or half (cascade) of it, a turned card over its corner (scatter). Only cards showing
-    at least MIN_VISIBLE are cut, as only those are labelled for the detector.
+    at least the share they are labelled from for the detector (`GeneratorConfig.min_visible`)
+    are cut.
     """
     split, index, out, crop_size = job
     rng = scene_rng(split, index, stream=4)
     scene = render_pile(rng, PILE_CROP_LAYOUT_WEIGHTS)
-    showing = [c for c in scene.cards if c.visible >= MIN_VISIBLE]
+    showing = [c for c in scene.cards if c.visible >= _state().config.min_visible(scene.layout)]
     weights = pile_crop_weights(showing, _state().config.lookalike_weight)
     picked = rng.choice(
         len(showing), size=min(PILE_CROPS_PER_SCENE, len(showing)), replace=False, p=weights

@@ -293,6 +293,15 @@ def test_make_dataset_refuses_a_lookalike_weight_that_is_not_a_number_above_zero
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("share", ["0", "1.5", "nan"])
+def test_make_dataset_refuses_a_hand_fan_share_outside_zero_to_one(share, tmp_path, capsys):
+    status, _, err = run(
+        ["make-dataset", "--hand-fan-min-visible", share, "--out", str(tmp_path / "out")], capsys
+    )
+    assert_one_line_error(status, err, "--hand-fan-min-visible")
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("share", ["-0.1", "1.5", "nan"])
 def test_make_dataset_refuses_an_any_angle_share_outside_zero_to_one(share, tmp_path, capsys):
     status, _, err = run(

@@ -90,6 +90,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default 0.1)",
     )
     p.add_argument(
+        "--hand-fan-min-visible",
+        type=float,
+        default=None,
+        metavar="F",
+        help="label a hand fan's cards, and cut them for the identifier, when they show at "
+        "least this share of themselves, above 0 and at most 1 (default 0.25, as every layout)",
+    )
+    p.add_argument(
         "--lookalike-weight",
         type=float,
         default=1.0,
@@ -343,6 +351,7 @@ def export(args: argparse.Namespace) -> int:
 def make_dataset(args: argparse.Namespace) -> int:
     _require_train_extra("make-dataset")
     from scopa_datasets.build import (
+        MIN_VISIBLE,
         GeneratorConfig,
         make_detection_dataset,
         make_identification_dataset,
@@ -354,6 +363,13 @@ def make_dataset(args: argparse.Namespace) -> int:
         raise ScopaError(
             f"--lookalike-weight must be a number above 0, not {args.lookalike_weight}"
         )
+    hand_fan_min_visible = (
+        MIN_VISIBLE if args.hand_fan_min_visible is None else args.hand_fan_min_visible
+    )
+    if not 0 < hand_fan_min_visible <= 1:
+        raise ScopaError(
+            f"--hand-fan-min-visible must be above 0 and at most 1, not {hand_fan_min_visible}"
+        )
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
     try:  # GeneratorConfig checks the share
@@ -363,6 +379,7 @@ def make_dataset(args: argparse.Namespace) -> int:
             exclude_real_decks=tuple(args.hold_out_deck),
             heaps=args.heaps,
             lookalike_weight=args.lookalike_weight,
+            hand_fan_min_visible=hand_fan_min_visible,
             any_angle_share=ANY_ANGLE_SHARE
             if args.any_angle_share is None
             else args.any_angle_share,

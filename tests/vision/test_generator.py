@@ -74,6 +74,41 @@ def test_scene_labels_line_up_with_the_drawn_cards(generator, layout):
 
 
 @needs_shared
+def test_a_hand_fan_is_labelled_from_its_own_share(generator, tmp_path):
+    build, default = generator
+    config = build.GeneratorConfig(shared=SHARED, seed=7, hand_fan_min_visible=0.1)
+    assert default.min_visible("hand_fan") == build.MIN_VISIBLE
+    assert (config.min_visible("hand_fan"), config.min_visible("fan")) == (0.1, build.MIN_VISIBLE)
+    build.init_worker(config)
+    try:
+        size = (320, 240)
+        for index in range(60):  # the first detector scene drawn as a hand fan with inner cards
+            scene = build.scene_for("val", index, size)
+            inner = [c for c in scene.cards if 0.1 <= c.visible < build.MIN_VISIBLE]
+            if scene.layout == "hand_fan" and inner:
+                break
+        else:
+            pytest.fail("no hand fan among the first 60 scenes")
+        for folder in ("images", "labels"):
+            (tmp_path / folder / "val").mkdir(parents=True)
+        build._write_detect_item(("val", index, str(tmp_path), size))
+        written = (tmp_path / "labels" / "val" / f"val_{index:05d}.txt").read_text().split()
+        labels = len(written) // 9  # a class and four corners a line
+        assert labels == sum(c.visible >= 0.1 for c in scene.cards)
+        assert labels == len(build.obb_label_lines(scene)) + len(inner)
+    finally:
+        build.init_worker(default)  # the module's other tests draw with the default settings
+
+
+@pytest.mark.parametrize("share", [0.0, 1.5])
+def test_a_hand_fan_share_outside_zero_to_one_is_refused(share):
+    from scopa_datasets import build
+
+    with pytest.raises(ValueError, match="hand fan"):
+        build.GeneratorConfig(shared=SHARED, hand_fan_min_visible=share)
+
+
+@needs_shared
 def test_same_seed_same_scene(generator):
     build, config = generator
     a = next(build.iter_scenes(config, "train", [5], size=(320, 240)))
