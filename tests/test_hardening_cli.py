@@ -282,30 +282,15 @@ def test_extreme_aspect_ratios_are_refused_by_the_decoder(size):
         load_image(buffer.getvalue(), name="sliver.png")
 
 
-@pytest.mark.parametrize("weight", ["0", "-2", "nan", "inf"])
-def test_make_dataset_refuses_a_lookalike_weight_that_is_not_a_number_above_zero(
-    weight, tmp_path, capsys
-):
-    status, _, err = run(
-        ["make-dataset", "--lookalike-weight", weight, "--out", str(tmp_path / "out")], capsys
-    )
-    assert_one_line_error(status, err, "--lookalike-weight")
-    assert not (tmp_path / "out").exists()
-
-
-@pytest.mark.parametrize("share", ["0", "1.5", "nan"])
-def test_make_dataset_refuses_a_hand_fan_share_outside_zero_to_one(share, tmp_path, capsys):
-    status, _, err = run(
-        ["make-dataset", "--hand-fan-min-visible", share, "--out", str(tmp_path / "out")], capsys
-    )
-    assert_one_line_error(status, err, "--hand-fan-min-visible")
-    assert not (tmp_path / "out").exists()
-
-
-@pytest.mark.parametrize("share", ["-0.1", "1.5", "nan"])
-def test_make_dataset_refuses_an_any_angle_share_outside_zero_to_one(share, tmp_path, capsys):
-    status, _, err = run(
-        ["make-dataset", "--any-angle-share", share, "--out", str(tmp_path / "out")], capsys
-    )
-    assert_one_line_error(status, err, "--any-angle-share")
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        *[("--lookalike-weight", w) for w in ("0", "-2", "nan", "inf")],  # a number above 0
+        *[("--hand-fan-min-visible", s) for s in ("0", "1.5", "nan")],  # above 0, at most 1
+        *[("--any-angle-share", s) for s in ("-0.1", "1.5", "nan")],  # 0 to 1
+    ],
+)
+def test_make_dataset_refuses_a_setting_out_of_its_range(option, value, tmp_path, capsys):
+    status, _, err = run(["make-dataset", option, value, "--out", str(tmp_path / "out")], capsys)
+    assert_one_line_error(status, err, option)
     assert not (tmp_path / "out").exists()
