@@ -79,6 +79,14 @@ NEGATIVES_PER_SCENE = 4
 NEGATIVE_MAX_IOU = 0.1
 
 
+class GeneratorSettingError(ValueError):
+    """A `GeneratorConfig` setting out of its range; `setting` names the field."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+
 @dataclass(frozen=True)
 class GeneratorConfig:
     shared: Path
@@ -103,13 +111,15 @@ class GeneratorConfig:
         if unknown:
             raise ValueError(f"unknown deck {unknown[0]!r}: choose from {', '.join(DECK_WEIGHTS)}")
         if not 0 <= self.any_angle_share <= 1:
-            raise ValueError(
-                f"the share of piles at any angle must be 0 to 1, not {self.any_angle_share}"
+            raise GeneratorSettingError(
+                "any_angle_share",
+                f"the share of piles at any angle must be 0 to 1, not {self.any_angle_share}",
             )
         if not 0 < self.hand_fan_min_visible <= 1:
-            raise ValueError(
+            raise GeneratorSettingError(
+                "hand_fan_min_visible",
                 "a hand fan's cards are labelled from a share above 0 and at most 1, not "
-                f"{self.hand_fan_min_visible}"
+                f"{self.hand_fan_min_visible}",
             )
 
     def min_visible(self, layout: str) -> float:

@@ -353,6 +353,7 @@ def make_dataset(args: argparse.Namespace) -> int:
     from scopa_datasets.build import (
         MIN_VISIBLE,
         GeneratorConfig,
+        GeneratorSettingError,
         make_detection_dataset,
         make_identification_dataset,
     )
@@ -363,29 +364,24 @@ def make_dataset(args: argparse.Namespace) -> int:
         raise ScopaError(
             f"--lookalike-weight must be a number above 0, not {args.lookalike_weight}"
         )
-    hand_fan_min_visible = (
-        MIN_VISIBLE if args.hand_fan_min_visible is None else args.hand_fan_min_visible
-    )
-    if not 0 < hand_fan_min_visible <= 1:
-        raise ScopaError(
-            f"--hand-fan-min-visible must be above 0 and at most 1, not {hand_fan_min_visible}"
-        )
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
-    try:  # GeneratorConfig checks the share
+    try:  # GeneratorConfig checks the shares
         config = GeneratorConfig(
             shared=args.shared,
             seed=args.seed,
             exclude_real_decks=tuple(args.hold_out_deck),
             heaps=args.heaps,
             lookalike_weight=args.lookalike_weight,
-            hand_fan_min_visible=hand_fan_min_visible,
+            hand_fan_min_visible=MIN_VISIBLE
+            if args.hand_fan_min_visible is None
+            else args.hand_fan_min_visible,
             any_angle_share=ANY_ANGLE_SHARE
             if args.any_angle_share is None
             else args.any_angle_share,
         )
-    except ValueError as error:
-        raise ScopaError(f"--any-angle-share: {error}") from None
+    except GeneratorSettingError as error:
+        raise ScopaError(f"--{error.setting.replace('_', '-')}: {error}") from None
     if args.only in (None, "detector"):
         yaml = make_detection_dataset(
             args.out / "detect", config, args.scenes, args.val_scenes, workers=args.workers
