@@ -351,14 +351,12 @@ def export(args: argparse.Namespace) -> int:
 def make_dataset(args: argparse.Namespace) -> int:
     _require_train_extra("make-dataset")
     from scopa_datasets.build import (
-        MIN_VISIBLE,
         GeneratorConfig,
         GeneratorSettingError,
         make_detection_dataset,
         make_identification_dataset,
     )
     from scopa_datasets.mining import mine_detector_crops
-    from scopa_datasets.scenes import ANY_ANGLE_SHARE
 
     if not 0 < args.lookalike_weight < float("inf"):
         raise ScopaError(
@@ -366,19 +364,23 @@ def make_dataset(args: argparse.Namespace) -> int:
         )
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
-    try:  # GeneratorConfig checks the shares
+    # A share not given keeps GeneratorConfig's default; GeneratorConfig checks those given.
+    shares = {
+        name: value
+        for name, value in (
+            ("hand_fan_min_visible", args.hand_fan_min_visible),
+            ("any_angle_share", args.any_angle_share),
+        )
+        if value is not None
+    }
+    try:
         config = GeneratorConfig(
             shared=args.shared,
             seed=args.seed,
             exclude_real_decks=tuple(args.hold_out_deck),
             heaps=args.heaps,
             lookalike_weight=args.lookalike_weight,
-            hand_fan_min_visible=MIN_VISIBLE
-            if args.hand_fan_min_visible is None
-            else args.hand_fan_min_visible,
-            any_angle_share=ANY_ANGLE_SHARE
-            if args.any_angle_share is None
-            else args.any_angle_share,
+            **shares,
         )
     except GeneratorSettingError as error:
         raise ScopaError(f"--{error.setting.replace('_', '-')}: {error}") from None
