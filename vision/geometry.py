@@ -50,15 +50,24 @@ def card_angle(quad: np.ndarray) -> float:
     return float(np.degrees(np.arctan2(side[1], side[0])))
 
 
-def turn_photo(image: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+def turn_photo(
+    image: np.ndarray, degrees: float, region: np.ndarray | None = None, margin: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
     """The photo turned by `degrees` about its centre (counter-clockwise as seen) on a canvas
-    that holds all of it, and the 2x3 affine matrix that takes points of the turned photo back
-    onto the photo."""
+    that holds all of it, or with `region` (points of the photo) only the part of it that holds
+    them and `margin` pixels around them; and the 2x3 affine matrix that takes points of the
+    turned photo back onto the photo."""
     h, w = image.shape[:2]
     forward = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
     cos, sin = abs(forward[0, 0]), abs(forward[0, 1])
     size = (int(np.ceil(w * cos + h * sin)), int(np.ceil(w * sin + h * cos)))
     forward[:, 2] += (size[0] - w) / 2, (size[1] - h) / 2
+    if region is not None and len(region):
+        points = cv2.transform(np.float32(region).reshape(-1, 1, 2), forward).reshape(-1, 2)
+        x0, y0 = np.floor(np.maximum(points.min(0) - margin, 0))
+        x1, y1 = np.ceil(np.minimum(points.max(0) + margin, size))
+        forward[:, 2] -= x0, y0
+        size = (max(int(x1 - x0), 1), max(int(y1 - y0), 1))
     turned = cv2.warpAffine(image, forward, size, borderValue=(114, 114, 114))
     return turned, cv2.invertAffineTransform(forward)
 

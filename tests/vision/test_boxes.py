@@ -158,7 +158,7 @@ def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour
     assert float(probiou(upper, again)) > nms_iou
 
 
-def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False, squaring_turn_min_degrees=20):
+def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False, **settings):
     from vision.pipeline import CardRecognizer, RecognizerSettings
 
     recognizer = CardRecognizer.__new__(CardRecognizer)
@@ -168,7 +168,7 @@ def _sizer(small_card_px=64, detector_imgsz=416, mirrored_look=False, squaring_t
         box_threshold=0.5,
         doubtful_box_floor=0.3,
         mirrored_look=mirrored_look,
-        squaring_turn_min_degrees=squaring_turn_min_degrees,
+        **settings,
     )
     return recognizer
 
@@ -407,8 +407,25 @@ def test_a_turned_photo_keeps_all_of_itself_and_maps_back_onto_the_photo():
     assert np.allclose(cv2.transform(inside[None], back)[0], corners, atol=1e-3)
 
 
-def test_a_pile_lying_askew_is_looked_at_squared_up_and_boxed_on_the_photo():
-    recognizer = _sizer()
+def test_a_turned_region_holds_its_points_and_their_margin_and_maps_back_onto_the_photo():
+    image = np.zeros((300, 400, 3), np.uint8)
+    whole, _ = turn_photo(image, 40)
+    region = np.float32([[150, 100], [250, 100], [250, 180], [150, 180]])
+    turned, back = turn_photo(image, 40, region, margin=20)
+    assert turned.shape[0] < whole.shape[0] and turned.shape[1] < whole.shape[1]
+    inside = cv2.transform(region[None], cv2.invertAffineTransform(back))[0]
+    assert (inside >= 20 - 1).all() and (inside <= np.array(turned.shape[1::-1]) - 20 + 1).all()
+    assert np.allclose(cv2.transform(inside[None], back)[0], region, atol=1e-3)
+    # The margin stops at the edge of the whole turned photo.
+    _, back = turn_photo(image, 40, region, margin=10_000)
+    assert np.allclose(
+        cv2.invertAffineTransform(back), cv2.invertAffineTransform(turn_photo(image, 40)[1])
+    )
+
+
+@pytest.mark.parametrize("margin_cards", [None, 1.0])
+def test_a_pile_lying_askew_is_looked_at_squared_up_and_boxed_on_the_photo(margin_cards):
+    recognizer = _sizer(squaring_margin_cards=margin_cards)
     image = np.zeros((400, 600, 3), np.uint8)
     cards = [turned_box(150 + 90 * k, 200, 60, 100, 35) for k in range(4)]
     for quad in cards:
@@ -429,6 +446,8 @@ def test_a_pile_lying_askew_is_looked_at_squared_up_and_boxed_on_the_photo():
     recognizer.predict_boxes = predict
     found = recognizer.find_boxes(image)
     assert shapes[0] == image.shape and all(s != image.shape for s in shapes[1:])
+    whole, _ = turn_photo(image, 35)
+    assert (shapes[1] == whole.shape) == (margin_cards is None)
     assert len(found.quads) == 4
     for quad in found.quads:
         assert max(polygon_iou(quad, card) for card in cards) > 0.9
