@@ -325,8 +325,9 @@ class CardRecognizer:
         if margin is None:
             turned, back = turn_photo(image, turn)
         else:
-            card_length = float(np.median([_long_side(q) for q in main.quads]))
-            turned, back = turn_photo(image, turn, np.concatenate(main.quads), margin * card_length)
+            turned, back = turn_photo(
+                image, turn, np.concatenate(main.quads), margin * _card_length(main.quads)
+            )
         found = self._all_looks(turned, self._fine_pass(turned, self.settings.detector_imgsz))
         to_photo = lambda qs: [portrait_corners(cv2.transform(q[None], back)[0]) for q in qs]  # noqa: E731
         return FoundBoxes(
@@ -415,11 +416,7 @@ class CardRecognizer:
             return None
         if not quads:
             return ZOOMED_IMGSZ_MAX
-        card_px = (
-            float(np.median([_long_side(q) for q in quads]))
-            * self.settings.detector_imgsz
-            / max(shape)
-        )
+        card_px = _card_length(quads) * self.settings.detector_imgsz / max(shape)
         if card_px >= self.settings.small_card_px:
             return None
         wanted = self.settings.detector_imgsz * self.settings.small_card_px / card_px
@@ -483,9 +480,11 @@ class CardRecognizer:
         return (raw[: len(crops)] + raw[len(crops) :]) / 2
 
 
-def _long_side(quad: np.ndarray) -> float:
-    """The length of a box's longer side."""
-    return float(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
+def _card_length(quads: list[np.ndarray]) -> float:
+    """The median length of the boxes' longer sides: the photo's card length."""
+    return float(
+        np.median([max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])) for q in quads])
+    )
 
 
 def _weights_present(weights: Path) -> bool:
