@@ -105,8 +105,9 @@ class RecognizerSettings:
     # When the main pass finds the photo's cards lying askew together (a pile shot at a
     # slant, or a diagonal cascade), each at least this many degrees off the photo's sides,
     # every look is taken on the photo turned to square them up: the detector, trained mostly
-    # on square layouts, reads more of such cards seen square (models/README.md). None: never.
-    squaring_turn_min_degrees: float | None = 20.0
+    # on square layouts, reads more of such cards seen square (models/README.md; 20 degrees
+    # until the squared looks were cut to the cards' part, 10 since). None: never.
+    squaring_turn_min_degrees: float | None = 10.0
     # The squared looks see only the part of the turned photo that holds the main pass's cards,
     # and this many card lengths around them: the whole photo turned is a larger canvas, on which
     # the cards come out smaller and the looks slower (a 12 MP hand of a cascade shot askew took
