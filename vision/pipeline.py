@@ -53,10 +53,6 @@ ZOOMED_IMGSZ_MAX = 800
 # (with fewer than two other cards to compare with) when two or more boxes cover this share of it.
 MERGE_AREA_RATIO = 1.8
 MERGE_COVERAGE = 0.5
-# The photo's cards lie askew together when their angles (modulo a quarter turn) agree this
-# well: the length of the mean of their directions as unit vectors at four times the angle
-# (1 when they all agree; 0.79 when they spread evenly over 30 degrees, as a narrow hand fan's do).
-SQUARING_AGREEMENT = 0.8
 
 
 @dataclass(frozen=True)
@@ -108,6 +104,11 @@ class RecognizerSettings:
     # on square layouts, reads more of such cards seen square (models/README.md; 20 degrees
     # until the squared looks were cut to the cards' part, 10 since). None: never.
     squaring_turn_min_degrees: float | None = 10.0
+    # The photo's cards lie askew together when their angles (modulo a quarter turn) agree this
+    # well: the length of the mean of their directions as unit vectors at four times the angle
+    # (1 when they all agree; 0.79 when they spread evenly over 30 degrees, as a narrow hand
+    # fan's do, which since the ninth session of 2026-12-06 are squared too: models/README.md).
+    squaring_min_agreement: float = 0.7
     # The squared looks see only the part of the turned photo that holds the main pass's cards,
     # and this many card lengths around them: the whole photo turned is a larger canvas, on which
     # the cards come out smaller and the looks slower (a 12 MP hand of a cascade shot askew took
@@ -349,7 +350,7 @@ class CardRecognizer:
         # A card's long side and its short side are a quarter turn apart: angles modulo 90.
         angles = np.deg2rad([card_angle(q) for q in quads]) * 4
         mean = complex(np.cos(angles).mean(), np.sin(angles).mean())
-        if abs(mean) < SQUARING_AGREEMENT:  # a scatter or a hand fan: no one turn squares them
+        if abs(mean) < self.settings.squaring_min_agreement:  # a scatter: no one turn squares it
             return None
         skew = float(np.rad2deg(np.angle(mean)) / 4)  # in (-45, 45]
         return skew if abs(skew) >= least else None

@@ -392,6 +392,10 @@ def test_cards_lying_askew_together_are_squared_up_and_no_others():
     assert recognizer._squaring_turn(nearly_square) is None
     every_which_way = [turned_box(100 + 80 * k, 200, 60, 100, 18 * k) for k in range(5)]
     assert recognizer._squaring_turn(every_which_way) is None
+    # A narrow hand fan, its cards spread evenly over 30 degrees about 25 (agreement 0.79).
+    narrow_fan = [turned_box(100 + 80 * k, 200, 60, 100, 10 + 7.5 * k) for k in range(5)]
+    assert abs(abs(recognizer._squaring_turn(narrow_fan)) - 25) < 1
+    assert _sizer(squaring_min_agreement=0.8)._squaring_turn(narrow_fan) is None
     assert recognizer._squaring_turn(askew[:1]) is None  # one card: a close-up, not a pile
     assert _sizer(squaring_turn_min_degrees=None)._squaring_turn(askew) is None
 
