@@ -101,18 +101,16 @@ class RecognizerSettings:
     # When the main pass finds the photo's cards lying askew together (a pile shot at a
     # slant, or a diagonal cascade), each at least this many degrees off the photo's sides,
     # every look is taken on the photo turned to square them up: the detector, trained mostly
-    # on square layouts, reads more of such cards seen square (models/README.md; 20 degrees
-    # until the squared looks were cut to the cards' part, 10 since). None: never.
+    # on square layouts, reads more of such cards seen square (models/README.md). None: never.
     squaring_turn_min_degrees: float | None = 10.0
     # The photo's cards lie askew together when their angles (modulo a quarter turn) agree this
     # well: the length of the mean of their directions as unit vectors at four times the angle
     # (1 when they all agree; 0.79 when they spread evenly over 30 degrees, as a narrow hand
-    # fan's do, which since the ninth session of 2026-12-06 are squared too: models/README.md).
+    # fan's do; models/README.md).
     squaring_min_agreement: float = 0.7
     # The squared looks see only the part of the turned photo that holds the main pass's cards,
     # and this many card lengths around them: the whole photo turned is a larger canvas, on which
-    # the cards come out smaller and the looks slower (a 12 MP hand of a cascade shot askew took
-    # 1.06 s, 0.69 s so; models/README.md). None: the whole photo.
+    # the cards come out smaller and the looks slower (models/README.md). None: the whole photo.
     squaring_margin_cards: float | None = 1.0
     # Two card boxes overlapping at least this much (IoU) that read as the same card are that
     # card boxed twice by two looks (a photo cannot show a card twice): the better-scored box
