@@ -619,6 +619,7 @@ def _print_piles(title: str, part: dict) -> None:
         for name, s in part[key].items():
             print(
                 f"    {name:<24} {s['cards']:5d} cards  found {s['found']:7.2%}  identified {s['identified']:7.2%}"
+                + _interval(s)
                 + _from_outline(s)
             )
     a, cal = part["all"], part["calibration"]
@@ -638,6 +639,15 @@ def _print_piles(title: str, part: dict) -> None:
         print(f"    {c['truth']} read as {c['read']}: {c['count']}")
     if part.get("median_seconds") is not None:
         print(f"  median time per photo: {part['median_seconds']} s")
+
+
+def _interval(rates: dict) -> str:
+    """The 95% interval of the share identified, where there are cards to make one."""
+    interval = rates.get("identified_95_interval")
+    if not interval:
+        return ""
+    low, high = interval
+    return f" ({low:.1%}-{high:.1%})"
 
 
 def _from_outline(rates: dict) -> str:

@@ -64,10 +64,19 @@ def test_reads_from_the_true_outlines_are_reported_beside_the_recogniser_s_own()
         "cards": 1,
         "found": 1.0,
         "identified": 0.0,
+        "identified_95_interval": [0.0, 0.7935],
         "identified_from_outline": 1.0,
     }
     assert rates["all"]["identified"] == 0.5
     assert rates["all"]["identified_from_outline"] == 1.0
+
+
+def test_the_share_identified_comes_with_its_95_percent_wilson_interval():
+    from vision.evaluate import identified_interval
+
+    # Wilson's interval worked by hand: 88 of 100 at z = 1.96 is 0.8659 +- 0.0641.
+    assert identified_interval(88, 100) == [0.8019, 0.93]
+    assert identified_interval(0, 0) is None
 
 
 def test_without_outline_reads_no_such_figure_is_made_up():
