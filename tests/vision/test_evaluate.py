@@ -79,6 +79,16 @@ def test_the_share_identified_comes_with_its_95_percent_wilson_interval():
     assert identified_interval(0, 0) is None
 
 
+def test_the_command_line_tables_print_the_interval_beside_the_share_read(capsys):
+    from scopa.commands.vision import _print_piles
+
+    _print_piles("piles", report_for([("3D", turned_card(0.0), 0.35)], []))
+    assert (
+        "30-45%                       1 cards  found   0.00%  identified   0.00% (0.0%-79.3%)"
+        in (capsys.readouterr().out)
+    )
+
+
 def test_without_outline_reads_no_such_figure_is_made_up():
     result = report_for([("3D", turned_card(0.0), 1.0)], [found("3D", turned_card(0.0))])
     assert "identified_from_outline" not in result["all"]
