@@ -139,7 +139,7 @@ def test_weak_boxes_repeating_or_inside_or_around_a_card_are_not_kept():
     assert weak_boxes([card], weak, [0.45, 0.4, 0.35, 0.32, 0.31]) == [3]
 
 
-def test_the_detector_keeps_a_card_showing_a_third_of_itself_below_its_neighbour():
+def test_the_detector_keeps_a_card_showing_a_quarter_of_itself_below_its_neighbour():
     """Ultralytics suppresses oriented boxes by ProbIoU, which rates cascaded cards as more alike
     than their outlines: the threshold must let a card that shows a quarter of itself through."""
     import torch
