@@ -77,10 +77,9 @@ class RecognizerSettings:
     # The detector's own non-maximum suppression. Ultralytics compares oriented boxes by
     # ProbIoU, which rates two overlapping cards far more alike than their outlines are: a card
     # showing 30% of itself below its neighbour has ProbIoU 0.65 with it (outline IoU 0.54), one
-    # showing 25% 0.70, and a box drawn a little off its card more. Lower, strips of fans and
-    # cascades showing a third of themselves or less are suppressed (models/README.md). Two
-    # boxes of one card overlap more than this and still go; `same_card_iou` and
-    # `drop_contained` remove what is left.
+    # showing 25% 0.70. Lower, some strips of fans and cascades showing about a third of
+    # themselves lose their box (models/README.md). Two boxes of one card overlap more than this
+    # and still go; `same_card_iou` and `drop_contained` remove what is left.
     nms_iou: float = 0.8
     # Two boxes overlapping at least this much (outline IoU) outline the same card: the
     # better-scored stays, and the identifier reads the other too when another look drew it.
