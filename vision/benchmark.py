@@ -102,13 +102,14 @@ def hands(
         sides = {f"S{i + 1}": [result] for i, result in enumerate(results)}
         recon = reconcile(sides, rules)
         times.append(time.perf_counter() - started)
-        for (_, scene), result in zip(hand, results, strict=True):
+        for side, ((_, scene), result) in enumerate(zip(hand, results, strict=True), start=1):
             truth_cards = scene_truth(scene)
             photos.add(
                 layout,
                 truth_cards,
                 result,
                 read_from_outlines=outline_reads(recognizer, scene.image, truth_cards),
+                photo=f"{layout} hand {s['hands'] + 1} side S{side}",
             )
         truth = {f"S{i + 1}": set(codes) for i, (codes, _) in enumerate(hand)}
         got = {name: {c.code for c in cards} for name, cards in recon.sides.items()}

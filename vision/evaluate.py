@@ -166,6 +166,34 @@ class CardOutcome:
     identified_from_outline: bool | None = None
 
 
+@dataclass(frozen=True)
+class FalseCard:
+    """A box read as a card that no true card is left for: the report lists each one, so that
+    a false card can be found again and looked at without a script of one's own."""
+
+    photo: str
+    read: str
+    confidence: float
+    box_confidence: float
+    # The true card whose outline the box fits best, and how well (outline IoU). At or above
+    # the matching bar it is a second box on a card that another box already stands for;
+    # below it, a box where no card is (across two cards, on the cloth).
+    nearest: str | None
+    nearest_iou: float
+    second_box: bool
+
+    def to_dict(self) -> dict:
+        return {
+            "photo": self.photo,
+            "read": self.read,
+            "confidence": round(self.confidence, 3),
+            "box_confidence": round(self.box_confidence, 3),
+            "nearest_card": self.nearest,
+            "nearest_iou": round(self.nearest_iou, 3),
+            "kind": "second box on a card" if self.second_box else "no card there",
+        }
+
+
 @dataclass
 class SceneReport:
     """Generated or bench piles: cards found and identified by layout, by the share of each card
@@ -174,6 +202,7 @@ class SceneReport:
     outcomes: list[CardOutcome] = field(default_factory=list)
     photos: Counter = field(default_factory=Counter)  # per layout
     false_cards: Counter = field(default_factory=Counter)  # per layout
+    false_card_list: list[FalseCard] = field(default_factory=list)
     confusions: Counter = field(default_factory=Counter)
     sure_reads: int = 0  # detections read at confidence >= SURE ...
     sure_wrong: int = 0  # ... of which the card is wrong, or there is no card
@@ -187,6 +216,7 @@ class SceneReport:
         *,
         min_iou: float = 0.5,
         read_from_outlines: list[str | None] | None = None,
+        photo: str | None = None,
     ) -> None:
         """Match detections to true cards greedily by polygon IoU, those reading the card first.
 
@@ -198,9 +228,11 @@ class SceneReport:
         alone, to tell misread cards from false ones.
 
         `read_from_outlines`, when given, holds what the identifier alone read from each true
-        card's outline (None for a card not read so), in the order of `truth`.
+        card's outline (None for a card not read so), in the order of `truth`. `photo` names
+        the photo in the list of false cards (default: the layout and the photo's number in it).
         """
         self.photos[layout] += 1
+        photo = photo or f"{layout} photo {self.photos[layout]}"
         pairs = sorted(
             (
                 (polygon_iou(t_quad, d.quad), ti, di)
@@ -236,6 +268,22 @@ class SceneReport:
                 if read is not None and read != code:
                     self.confusions[(code, read)] += 1
         self.false_cards[layout] += len(result.cards) - len(used_d)
+        for di, card in enumerate(result.cards):
+            if di not in used_d:
+                iou, nearest = max(
+                    ((iou, truth[ti][0]) for iou, ti, d in pairs if d == di), default=(0.0, None)
+                )
+                self.false_card_list.append(
+                    FalseCard(
+                        photo,
+                        card.card,
+                        card.confidence,
+                        card.box_confidence,
+                        nearest,
+                        iou,
+                        iou >= min_iou,
+                    )
+                )
         matched_truth = {di: truth[ti][0] for ti, di in match.items()}
         for di, card in enumerate(result.cards):
             if card.confidence >= SURE:
@@ -303,6 +351,7 @@ class SceneReport:
             "confusions": [
                 {"truth": t, "read": r, "count": n} for (t, r), n in self.confusions.most_common(20)
             ],
+            "false_cards": [false.to_dict() for false in self.false_card_list],
             "median_seconds": round(float(np.median(self.seconds)), 3) if self.seconds else None,
         }
 

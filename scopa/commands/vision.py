@@ -637,6 +637,13 @@ def _print_piles(title: str, part: dict) -> None:
     )
     for c in part["confusions"][:10]:
         print(f"    {c['truth']} read as {c['read']}: {c['count']}")
+    false_cards = part.get("false_cards", [])
+    if false_cards:
+        second = sum(f["kind"] == "second box on a card" for f in false_cards)
+        print(
+            f"  false cards: {len(false_cards)}, {second} of them a second box on a card, "
+            f"{len(false_cards) - second} where no card is (each listed in --json)"
+        )
     if part.get("median_seconds") is not None:
         print(f"  median time per photo: {part['median_seconds']} s")
 

@@ -51,6 +51,31 @@ def test_a_box_on_no_card_is_a_false_card():
     assert result["all"]["false_cards_per_100_photos"] == 100.0
 
 
+def test_each_false_card_is_listed_with_the_true_card_it_lies_nearest():
+    card, shifted = turned_card(0.0), turned_card(0.0, pivot=(310.0, 500.0))
+    truth = [("3D", card, 1.0)]
+    # A second box on the 3D, read as another card; and a box lying across the cloth.
+    boxes = [found("3D", card), found("4D", shifted), found("7C", turned_card(90.0))]
+    listed = {f["read"]: f for f in report_for(truth, boxes)["false_cards"]}
+    assert set(listed) == {"4D", "7C"}
+    assert listed["4D"]["kind"] == "second box on a card" and listed["4D"]["nearest_card"] == "3D"
+    assert listed["4D"]["nearest_iou"] > 0.8
+    assert listed["7C"]["kind"] == "no card there" and listed["7C"]["nearest_iou"] < 0.5
+    assert listed["7C"]["photo"] == "hand_fan photo 1"
+
+
+def test_the_command_line_names_the_kinds_of_false_cards(capsys):
+    from scopa.commands.vision import _print_piles
+
+    card = turned_card(0.0)
+    boxes = [found("3D", card), found("4D", card), found("7C", turned_card(90.0))]
+    _print_piles("piles", report_for([("3D", card, 1.0)], boxes))
+    assert (
+        "false cards: 2, 1 of them a second box on a card, 1 where no card is"
+        in capsys.readouterr().out
+    )
+
+
 def test_reads_from_the_true_outlines_are_reported_beside_the_recogniser_s_own():
     # A strip the recogniser misread from its box, but the identifier reads from its outline:
     # the loss is the box's, and the report must show it.

@@ -222,6 +222,7 @@ def test_a_grid_hand_is_scored_exactly_and_its_photos_read_from_their_outlines_t
     photos = report["photos"]["all"]
     assert photos["photos"] == 2 and photos["cards"] == 40
     assert photos["identified_from_outline"] == 1.0
+    assert report["photos"]["false_cards"] == []
 
 
 @pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="../shared/decks not present")
