@@ -171,6 +171,7 @@ class FalseCard:
     """A box read as a card that no true card is left for: the report lists each one, so that
     a false card can be found again and looked at without a script of one's own."""
 
+    layout: str
     photo: str
     read: str
     confidence: float
@@ -201,8 +202,7 @@ class SceneReport:
 
     outcomes: list[CardOutcome] = field(default_factory=list)
     photos: Counter = field(default_factory=Counter)  # per layout
-    false_cards: Counter = field(default_factory=Counter)  # per layout
-    false_card_list: list[FalseCard] = field(default_factory=list)
+    false_cards: list[FalseCard] = field(default_factory=list)
     confusions: Counter = field(default_factory=Counter)
     sure_reads: int = 0  # detections read at confidence >= SURE ...
     sure_wrong: int = 0  # ... of which the card is wrong, or there is no card
@@ -267,14 +267,14 @@ class SceneReport:
                 )
                 if read is not None and read != code:
                     self.confusions[(code, read)] += 1
-        self.false_cards[layout] += len(result.cards) - len(used_d)
         for di, card in enumerate(result.cards):
             if di not in used_d:
                 iou, nearest = max(
                     ((iou, truth[ti][0]) for iou, ti, d in pairs if d == di), default=(0.0, None)
                 )
-                self.false_card_list.append(
+                self.false_cards.append(
                     FalseCard(
+                        layout,
                         photo,
                         card.card,
                         card.confidence,
@@ -289,6 +289,9 @@ class SceneReport:
             if card.confidence >= SURE:
                 self.sure_reads += 1
                 self.sure_wrong += matched_truth.get(di) != card.card
+
+    def _false_in(self, layout: str) -> int:
+        return sum(false.layout == layout for false in self.false_cards)
 
     @staticmethod
     def _rates(outcomes: list[CardOutcome]) -> dict:
@@ -319,7 +322,7 @@ class SceneReport:
                 "photos": self.photos[layout],
                 **self._rates(by_layout.get(layout, [])),
                 "false_cards_per_100_photos": round(
-                    100 * self.false_cards[layout] / max(self.photos[layout], 1), 1
+                    100 * self._false_in(layout) / max(self.photos[layout], 1), 1
                 ),
             }
         by_share = self._by(lambda o: o.share)
@@ -341,7 +344,7 @@ class SceneReport:
                 **self._rates(self.outcomes),
                 "photos": sum(self.photos.values()),
                 "false_cards_per_100_photos": round(
-                    100 * sum(self.false_cards.values()) / max(sum(self.photos.values()), 1), 1
+                    100 * len(self.false_cards) / max(sum(self.photos.values()), 1), 1
                 ),
             },
             "calibration": {
@@ -351,7 +354,7 @@ class SceneReport:
             "confusions": [
                 {"truth": t, "read": r, "count": n} for (t, r), n in self.confusions.most_common(20)
             ],
-            "false_cards": [false.to_dict() for false in self.false_card_list],
+            "false_cards": [false.to_dict() for false in self.false_cards],
             "median_seconds": round(float(np.median(self.seconds)), 3) if self.seconds else None,
         }
 
