@@ -166,6 +166,11 @@ class CardOutcome:
     identified_from_outline: bool | None = None
 
 
+# The two kinds of false card, as the report names them.
+SECOND_BOX = "second box on a card"
+NO_CARD_THERE = "no card there"
+
+
 @dataclass(frozen=True)
 class FalseCard:
     """A box read as a card that no true card is left for: the report lists each one, so that
@@ -191,7 +196,7 @@ class FalseCard:
             "box_confidence": round(self.box_confidence, 3),
             "nearest_card": self.nearest,
             "nearest_iou": round(self.nearest_iou, 3),
-            "kind": "second box on a card" if self.second_box else "no card there",
+            "kind": SECOND_BOX if self.second_box else NO_CARD_THERE,
         }
 
 

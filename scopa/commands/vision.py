@@ -639,7 +639,9 @@ def _print_piles(title: str, part: dict) -> None:
         print(f"    {c['truth']} read as {c['read']}: {c['count']}")
     false_cards = part.get("false_cards", [])
     if false_cards:
-        second = sum(f["kind"] == "second box on a card" for f in false_cards)
+        from vision.evaluate import SECOND_BOX
+
+        second = sum(f["kind"] == SECOND_BOX for f in false_cards)
         print(
             f"  false cards: {len(false_cards)}, {second} of them a second box on a card, "
             f"{len(false_cards) - second} where no card is (each listed in --json)"
