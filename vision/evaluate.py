@@ -15,7 +15,7 @@ from scoring import CARD_CODES
 
 from .decode import ImageError, load_working_image
 from .geometry import card_angle, polygon_iou
-from .pipeline import CardRecognizer
+from .pipeline import CardRecognizer, soften
 from .types import PhotoResult
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".heif", ".webp"}
@@ -136,6 +136,8 @@ LIES = ("upright", "sideways", "diagonal")
 MIN_VISIBLE = 0.25
 # Confidence from which a reading counts as sure, for the calibration figure.
 SURE = 0.99
+# The confidence bins of the reliability table (the lower bound of each), surest first.
+CONFIDENCE_BINS = (SURE, 0.9, 0.7, 0.5, 0.0)
 
 
 def share_bin(visible: float) -> str:
@@ -211,6 +213,10 @@ class SceneReport:
     confusions: Counter = field(default_factory=Counter)
     sure_reads: int = 0  # detections read at confidence >= SURE ...
     sure_wrong: int = 0  # ... of which the card is wrong, or there is no card
+    # Card boxes outlining a true card: their 40 probabilities and the true card's index, for
+    # the reliability table and the temperature that fits them (`calibration`).
+    matched_probs: list[np.ndarray] = field(default_factory=list)
+    matched_truth: list[int] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
 
     def add(
@@ -290,10 +296,25 @@ class SceneReport:
                     )
                 )
         matched_truth = {di: truth[ti][0] for ti, di in match.items()}
+        for di, code in matched_truth.items():
+            self.matched_probs.append(np.asarray(result.cards[di].probs, np.float32))
+            self.matched_truth.append(CARD_CODES.index(code))
         for di, card in enumerate(result.cards):
             if card.confidence >= SURE:
                 self.sure_reads += 1
                 self.sure_wrong += matched_truth.get(di) != card.card
+
+    def calibration(self) -> dict:
+        """The card boxes outlining a true card: how often each confidence is right, their log
+        loss, and the temperature that would fit them (None without such boxes)."""
+        if not self.matched_truth:
+            return {"by_confidence": [], "log_loss": None, "fitted_temperature": None}
+        probs, truth = np.stack(self.matched_probs), np.asarray(self.matched_truth)
+        return {
+            "by_confidence": reliability(probs, truth),
+            "log_loss": round(mean_log_loss(probs, truth), 5),
+            "fitted_temperature": round(fitted_temperature(probs, truth), 3),
+        }
 
     def _false_in(self, layout: str) -> int:
         return sum(false.layout == layout for false in self.false_cards)
@@ -355,6 +376,7 @@ class SceneReport:
             "calibration": {
                 "read_at_0.99_or_more": self.sure_reads,
                 "of_which_wrong": self.sure_wrong,
+                **self.calibration(),
             },
             "confusions": [
                 {"truth": t, "read": r, "count": n} for (t, r), n in self.confusions.most_common(20)
@@ -362,6 +384,45 @@ class SceneReport:
             "false_cards": [false.to_dict() for false in self.false_cards],
             "median_seconds": round(float(np.median(self.seconds)), 3) if self.seconds else None,
         }
+
+
+def reliability(probs: np.ndarray, truth: np.ndarray) -> list[dict]:
+    """Readings by their confidence (CONFIDENCE_BINS): how many, and how many right. A reading
+    calibrated as it says is right about as often as its confidence."""
+    confidence, right = probs.max(1), probs.argmax(1) == truth
+    rows, high = [], np.inf
+    for low in CONFIDENCE_BINS:
+        in_bin = (confidence >= low) & (confidence < high)
+        rows.append(
+            {
+                "from": low,
+                "reads": int(in_bin.sum()),
+                "right": int(right[in_bin].sum()),
+                "mean_confidence": round(float(confidence[in_bin].mean()), 4)
+                if in_bin.any()
+                else None,
+            }
+        )
+        high = low
+    return rows
+
+
+def mean_log_loss(probs: np.ndarray, truth: np.ndarray) -> float:
+    """The readings' mean negative log-probability of the true card."""
+    return float(-np.log(np.maximum(probs[np.arange(len(truth)), truth], 1e-12)).mean())
+
+
+def fitted_temperature(probs: np.ndarray, truth: np.ndarray) -> float:
+    """The temperature that, softening these readings (`vision.pipeline.soften`), gives the
+    true cards the least mean log loss: temperature scaling (Guo et al., 2017). Under 1 the
+    readings are less sure than they are right; the recogniser's setting that would fit them
+    is its `identifier_temperature` times this."""
+    from scipy.optimize import minimize_scalar
+
+    fit = minimize_scalar(
+        lambda t: mean_log_loss(soften(probs, t), truth), bounds=(0.1, 10.0), method="bounded"
+    )
+    return float(fit.x)
 
 
 def identified_interval(identified: int, cards: int) -> list[float] | None:

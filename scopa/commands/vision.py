@@ -635,6 +635,16 @@ def _print_piles(title: str, part: dict) -> None:
     print(
         f"  calibration: {cal['of_which_wrong']} wrong of {cal['read_at_0.99_or_more']} read at 0.99 or more"
     )
+    if cal.get("by_confidence"):
+        print("    boxes on a true card, by the confidence of their reading (right / read):")
+        upper = "1"
+        for row in cal["by_confidence"]:
+            print(f"      {row['from']:.2f}-{upper:<4} {row['right']:5d} / {row['reads']:<5d}")
+            upper = f"{row['from']:.2f}"
+        print(
+            f"    log loss {cal['log_loss']}; the temperature that fits them best: "
+            f"{cal['fitted_temperature']} (times the recogniser's identifier_temperature)"
+        )
     for c in part["confusions"][:10]:
         print(f"    {c['truth']} read as {c['read']}: {c['count']}")
     false_cards = part.get("false_cards", [])

@@ -165,3 +165,60 @@ def test_the_speed_benchmark_times_a_photo_and_each_two_photo_hand(tmp_path):
     assert seen.count("bench-photo.jpg") == 3
     assert seen.count("bench-hand-0.jpg") == seen.count("bench-hand-1.jpg") == 3
     assert list(tmp_path.iterdir()) == []  # the photos it saved are gone
+
+
+def reading(card: int, confidence: float) -> np.ndarray:
+    """40 probabilities: `confidence` on `card`, the rest spread evenly over the others."""
+    probs = np.full(40, (1 - confidence) / 39, np.float32)
+    probs[card] = confidence
+    return probs
+
+
+def test_the_reliability_table_counts_readings_and_right_ones_by_confidence():
+    from vision.evaluate import reliability
+
+    probs = np.stack([reading(0, 0.995), reading(1, 0.995), reading(2, 0.95), reading(3, 0.6)])
+    truth = np.array([0, 1, 5, 3])  # the 0.95 reading is wrong
+    rows = {row["from"]: (row["right"], row["reads"]) for row in reliability(probs, truth)}
+    assert rows == {0.99: (2, 2), 0.9: (0, 1), 0.7: (0, 0), 0.5: (1, 1), 0.0: (0, 0)}
+
+
+def test_readings_surer_than_they_are_right_fit_a_temperature_above_one_and_the_reverse():
+    from vision.evaluate import fitted_temperature
+
+    cards = np.arange(40).repeat(5)
+    # Read at 0.6 and always right: less sure than they deserve.
+    shy = np.stack([reading(card, 0.6) for card in cards])
+    assert fitted_temperature(shy, cards) < 0.5
+    # Read at 0.999 and right one time in two: surer than they deserve.
+    bold = np.stack(
+        [reading(card if k % 2 else (card + 1) % 40, 0.999) for k, card in enumerate(cards)]
+    )
+    assert fitted_temperature(bold, cards) > 2
+
+
+def test_the_report_s_calibration_counts_the_boxes_on_a_true_card_only():
+    card, whole = turned_card(0.0), turned_card(60.0)
+    truth = [("1D", card, 1.0)]  # 1D is card 0 of the deck
+    boxes = [
+        DetectedCard("1D", 0.7, reading(0, 0.7), card, 0.9),
+        DetectedCard("2D", 0.95, reading(1, 0.95), whole, 0.9),  # no card there
+    ]
+    calibration = report_for(truth, boxes)["calibration"]
+    rows = {row["from"]: (row["right"], row["reads"]) for row in calibration["by_confidence"]}
+    assert rows[0.7] == (1, 1) and rows[0.9] == (0, 0)
+    assert calibration["log_loss"] == round(-np.log(0.7), 5)
+    assert calibration["fitted_temperature"] < 1
+
+
+def test_the_command_line_prints_the_reliability_table_and_the_fitted_temperature(capsys):
+    from scopa.commands.vision import _print_piles
+
+    card = turned_card(0.0)
+    _print_piles(
+        "piles",
+        report_for([("1D", card, 1.0)], [DetectedCard("1D", 0.7, reading(0, 0.7), card, 0.9)]),
+    )
+    out = capsys.readouterr().out
+    assert "0.70-0.90     1 / 1" in out
+    assert "the temperature that fits them best" in out
