@@ -295,14 +295,14 @@ class SceneReport:
                         iou >= min_iou,
                     )
                 )
-        matched_truth = {di: truth[ti][0] for ti, di in match.items()}
-        for di, code in matched_truth.items():
+        true_card_of_box = {di: truth[ti][0] for ti, di in match.items()}
+        for di, code in true_card_of_box.items():
             self.matched_probs.append(np.asarray(result.cards[di].probs, np.float32))
             self.matched_truth.append(CARD_CODES.index(code))
         for di, card in enumerate(result.cards):
             if card.confidence >= SURE:
                 self.sure_reads += 1
-                self.sure_wrong += matched_truth.get(di) != card.card
+                self.sure_wrong += true_card_of_box.get(di) != card.card
 
     def calibration(self) -> dict:
         """The card boxes outlining a true card: how often each confidence is right, their log
@@ -416,7 +416,8 @@ def fitted_temperature(probs: np.ndarray, truth: np.ndarray) -> float:
     """The temperature that, softening these readings (`vision.pipeline.soften`), gives the
     true cards the least mean log loss: temperature scaling (Guo et al., 2017). Under 1 the
     readings are less sure than they are right; the recogniser's setting that would fit them
-    is its `identifier_temperature` times this."""
+    is its `identifier_temperature` times this. A fit of the log loss, not a recommendation:
+    sharper readings made fewer hands determinate (models/README.md)."""
     from scipy.optimize import minimize_scalar
 
     fit = minimize_scalar(
