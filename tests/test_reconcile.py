@@ -332,6 +332,37 @@ def test_an_unsettled_doubt_is_uncertain_and_names_the_alternative():
     assert isinstance(recon.score, ProvisionalResult)
 
 
+def test_another_card_twenty_times_less_likely_is_no_doubt():
+    # The identifier's odds between two cards are less sure than right, so a reading 5% as
+    # likely as the best is within the calibrated 2% margin only when asked for.
+    a, b = split_deck(9)
+    a = [c for c in a if c not in ("4C", "6C")]
+    b = [c for c in b if c not in ("4C", "6C")]
+    hesitant = at(len(a), "4C", p=0.94, alt="6C", p_alt=0.05)
+    sides = {"A": [photo(*a, hesitant)], "B": [photo(*b)]}
+    assert not reconcile(sides, CLASSICA).uncertain
+    strict = reconcile(sides, CLASSICA, settings=ReconcileSettings(uncertain_ratio=0.02))
+    (item,) = strict.uncertain
+    assert item.card == parse_card("4C") and item.alternative == parse_card("6C")
+
+
+def test_a_box_twenty_times_likelier_a_card_than_none_is_still_in_doubt():
+    # The no-card doubt rests on the detector's box confidence, not on the identifier's odds,
+    # and it keeps its own, narrower margin: a weakly scored box read as the settebello stays
+    # uncertain even though "no card" is only about 5% as likely.
+    a, b = split_deck(12)
+    a, b = [c for c in a if c != "7D"], [c for c in b if c != "7D"]
+    weak = at(len(a), "7D", p=0.9, box=0.46)
+    sides = {"A": [photo(*a, weak)], "B": [photo(*b)]}
+    recon = reconcile(sides, CLASSICA)
+    (item,) = recon.uncertain
+    assert item.card == parse_card("7D") and item.not_a_card_odds is not None
+    assert item.not_a_card_odds == pytest.approx(0.045, abs=0.01)
+    assert not recon.determinate and "settebello" in recon.deciding
+    loose = reconcile(sides, CLASSICA, settings=ReconcileSettings(no_card_ratio=0.1))
+    assert not loose.uncertain and loose.determinate
+
+
 def test_uncertain_card_deciding_primiera_gets_advice_naming_side_and_alternative():
     # A's only coppe card reads 7C (A wins primiera, 81 to at most 75) or 6C; with the 6C
     # reading the 7C is missing and, in B's pile, would tie primiera at 78: it is at stake.

@@ -20,15 +20,16 @@ outlines nearly coincide are one card found twice and are merged before solving.
 whose crop the identifier took for no card) are not cards of their photo, but in a loose heap
 some are real cards with a poor box. Once the cards are read jointly, a doubtful box may stand
 for a card they leave unread (each card exists once, so a gap is worth filling); it never
-takes a card from another detection. Its "no card" reading is never more than the doubt
-margin dearer, so a card it fills is always reported uncertain, and `determinate` weighs the
+takes a card from another detection. Its "no card" reading is never more than the no-card
+doubt margin dearer, so a card it fills is always reported uncertain, and `determinate` weighs the
 card missing. A doubtful box no card needs is "unused": neither extra nor a conflict.
 
 **The report.** Cards per side; missing cards (read nowhere); conflicts (a confident reading,
 top-1 at `conflict_confidence` or more, that the assignment had to overrule because another
 side, or another detection of the same photo, holds that card); uncertain cards (the best joint
-reading that reads a detection otherwise is at least `uncertain_ratio` as likely as the best:
-a doubt that the other photos settle, such as a "4 or 5 of cups" when the 5 is clearly in the
+reading that reads a detection otherwise is at least `uncertain_ratio` as likely as the best
+when it reads another card, `no_card_ratio` when it reads no card or a card where the best reads
+none: a doubt that the other photos settle, such as a "4 or 5 of cups" when the 5 is clearly in the
 other side's photo, is therefore *not* uncertain); extra detections.
 
 **Determinate.** Every combination of the plausible alternative readings (each re-solved

@@ -57,8 +57,15 @@ class ReconcileSettings:
     #: box is sooner declared extra (not a card).
     min_card_probability: float = 1e-3
     #: An alternative reading of the photos at least this likely, relative to the best one,
-    #: makes the cards it changes uncertain (and is scored, to decide `determinate`).
-    uncertain_ratio: float = 0.02
+    #: makes the cards it changes uncertain (and is scored, to decide `determinate`), where it
+    #: reads a box as another card. The identifier's odds between two cards are less sure than
+    #: right (fitted temperature about 0.6, models/README.md), so 0.1 here is about 0.02 in
+    #: calibrated odds.
+    uncertain_ratio: float = 0.1
+    #: The same, where the alternative reads a box as no card or a box held to be no card as a
+    #: card: that doubt rests on the detector's box confidence, not on the identifier's odds,
+    #: and it is what guards against false cards.
+    no_card_ratio: float = 0.02
     #: A detection whose top card has at least this probability but which was given another
     #: card (because that card is taken elsewhere) is a conflict.
     conflict_confidence: float = 0.8
@@ -251,7 +258,7 @@ class _Reconciler:
 
     def _build_units(self) -> None:
         floor = -math.log(self.settings.min_card_probability)
-        margin = -math.log(self.settings.uncertain_ratio)
+        no_card_margin = -math.log(self.settings.no_card_ratio)
         photo_id = 0
         for side_index, name in enumerate(self.names):
             allowed = np.array([self.constraints.allowed(name, card) for card in DECK])
@@ -268,7 +275,7 @@ class _Reconciler:
                     if doubtful:
                         # Never read as a card beyond doubt: "no card" stays within the doubt
                         # margin (a hair inside, against rounding), so the card is uncertain.
-                        extra_cost = min(extra_cost, 0.99 * margin)
+                        extra_cost = min(extra_cost, 0.99 * no_card_margin)
                     order = np.argsort(costs, kind="stable")
                     options = tuple(int(c) for c in order if costs[c] < extra_cost and allowed[c])
                     self.sightings.append(
@@ -451,12 +458,14 @@ class _Reconciler:
         A joint reading costs more than the best one by the sum of what each unit it changes
         costs more; were every such change dearer than the margin, so would be the sum. So a
         reading within the margin changes some unit to an option within the margin of that
-        unit's own reading: only those options need the exact (re-solved) check. A reading
-        that leaves every side's cards as they are (a box that may be a card its side holds
-        anyway) is no doubt at all, and is not counted.
+        unit's own reading: only those options need the exact (re-solved) check. The margin is
+        that of the unit's change: `uncertain_ratio`'s from one card to another, `no_card_ratio`'s
+        to or from no card. A reading that leaves every side's cards as they are (a box that
+        may be a card its side holds anyway) is no doubt at all, and is not counted.
         """
         base_key = base_world.key()
-        margin = -math.log(self.settings.uncertain_ratio)
+        reading_margin = -math.log(self.settings.uncertain_ratio)
+        no_card_margin = -math.log(self.settings.no_card_ratio)
         found: dict[int, list[_Alternative]] = {}
         for index, sighting in enumerate(self.sightings):
             unit = sighting.unit
@@ -464,6 +473,7 @@ class _Reconciler:
                 continue
             current = base.choice[index]
             for option in (*unit.options, EXTRA):
+                margin = no_card_margin if EXTRA in (option, current) else reading_margin
                 if option == current or unit.cost(option) - unit.cost(current) > margin:
                     continue
                 solution = self._solve({index: option})
