@@ -273,7 +273,7 @@ class _Reconciler:
                     extra_cost = box * floor
                     doubtful = all(i >= len(photo.cards) for i in group)
                     if doubtful:
-                        # Never read as a card beyond doubt: "no card" stays within the doubt
+                        # Never read as a card beyond doubt: "no card" stays within the no-card
                         # margin (a hair inside, against rounding), so the card is uncertain.
                         extra_cost = min(extra_cost, 0.99 * no_card_margin)
                     order = np.argsort(costs, kind="stable")
