@@ -417,7 +417,8 @@ def fitted_temperature(probs: np.ndarray, truth: np.ndarray) -> float:
     true cards the least mean log loss: temperature scaling (Guo et al., 2017). Under 1 the
     readings are less sure than they are right; the recogniser's setting that would fit them
     is its `identifier_temperature` times this. A fit of the log loss, not a recommendation:
-    sharper readings made fewer hands determinate (models/README.md)."""
+    sharper readings also push more readings over the reconciliation's conflict bar, and two
+    ways of sharpening made fewer hands determinate (models/README.md)."""
     from scipy.optimize import minimize_scalar
 
     fit = minimize_scalar(
