@@ -86,10 +86,18 @@ def hands(
 
     `hands_iter` gives (layout, [(codes, scene)] per side), a scene as `scopa_datasets` draws
     it; the photos' cards are also counted one by one (`SceneReport`: by visible share and lie).
+    Each hand is also reconciled from its photos as a perfect detector would give them
+    (`true_outline_photo`): "determinate from true outlines" bounds what a better detector
+    alone could settle.
     """
     from scoring import SideInput, score_hand
     from scoring.provisional import ProvisionalResult
-    from vision.evaluate import SceneReport, outline_reads, scene_truth
+    from vision.evaluate import (
+        SceneReport,
+        scene_truth,
+        true_outline_photo,
+        true_outline_reads,
+    )
     from vision.reconcile import reconcile
 
     stats: dict[str, Counter] = {}
@@ -102,15 +110,20 @@ def hands(
         sides = {f"S{i + 1}": [result] for i, result in enumerate(results)}
         recon = reconcile(sides, rules)
         times.append(time.perf_counter() - started)
+        outline_photos = []
         for side, ((_, scene), result) in enumerate(zip(hand, results, strict=True), start=1):
             truth_cards = scene_truth(scene)
+            outline_photos.append(true_outline_photo(recognizer, scene.image, truth_cards))
             photos.add(
                 layout,
                 truth_cards,
                 result,
-                read_from_outlines=outline_reads(recognizer, scene.image, truth_cards),
+                read_from_outlines=true_outline_reads(outline_photos[-1], truth_cards),
                 photo=f"{layout} hand {s['hands'] + 1} side S{side}",
             )
+        from_outlines = reconcile(
+            {f"S{i + 1}": [photo] for i, photo in enumerate(outline_photos)}, rules
+        )
         truth = {f"S{i + 1}": set(codes) for i, (codes, _) in enumerate(hand)}
         got = {name: {c.code for c in cards} for name, cards in recon.sides.items()}
         s["hands"] += 1
@@ -118,6 +131,7 @@ def hands(
         s["exact_hands"] += all(got.get(k, set()) == v for k, v in truth.items())
         s["right_side"] += sum(len(got.get(k, set()) & v) for k, v in truth.items())
         s["determinate"] += bool(recon.determinate)
+        s["determinate_from_outlines"] += bool(from_outlines.determinate)
         if recon.determinate:
             true_score = score_hand(
                 {k: SideInput(frozenset(_cards(v)), 0) for k, v in truth.items()}, rules
@@ -137,6 +151,7 @@ def hands(
             "cards_on_right_side": round(s["right_side"] / s["cards"], 4),
             "determinate": s["determinate"],
             "determinate_but_wrong": s["determinate_wrong"],
+            "determinate_from_outlines": s["determinate_from_outlines"],
         }
     total_cards = sum(s["cards"] for s in stats.values())
     return {
@@ -148,6 +163,7 @@ def hands(
         "exact_hands": sum(s["exact_hands"] for s in stats.values()),
         "determinate": sum(s["determinate"] for s in stats.values()),
         "determinate_but_wrong": sum(s["determinate_wrong"] for s in stats.values()),
+        "determinate_from_outlines": sum(s["determinate_from_outlines"] for s in stats.values()),
         "photos": photos.to_dict(),
         "median_seconds_per_hand": round(statistics.median(times), 3) if times else None,
     }

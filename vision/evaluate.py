@@ -16,7 +16,7 @@ from scoring import CARD_CODES
 from .decode import ImageError, load_working_image
 from .geometry import card_angle, polygon_iou
 from .pipeline import CardRecognizer, soften
-from .types import PhotoResult
+from .types import DetectedCard, PhotoResult
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".heif", ".webp"}
 
@@ -459,23 +459,40 @@ def evaluate_scenes(
             scene.layout,
             truth,
             result,
-            read_from_outlines=outline_reads(recognizer, scene.image, truth),
+            read_from_outlines=true_outline_reads(
+                true_outline_photo(recognizer, scene.image, truth), truth
+            ),
         )
     return report
 
 
-def outline_reads(
+def true_outline_photo(
     recognizer: CardRecognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray, float]]
+) -> PhotoResult:
+    """The photo as a perfect detector would hand it to the identifier: every card of `truth`
+    that shows at least MIN_VISIBLE of itself, at its true outline and with box confidence 1,
+    read by the identifier alone; no other box. Its cards keep the order of `truth`, so that
+    `true_outline_reads` can pair them back.
+
+    Reconciled like the recogniser's own result, it tells the hands a better detector could
+    settle from the hands only a better reading (or another layout) could."""
+    height, width = image.shape[:2]
+    photo = PhotoResult(None, width, height)
+    quads = [np.asarray(quad, np.float32) for _, quad, visible in truth if visible >= MIN_VISIBLE]
+    if quads:
+        for quad, probs in zip(quads, recognizer.identify(image, quads), strict=True):
+            best = int(probs.argmax())
+            photo.cards.append(DetectedCard(CARD_CODES[best], float(probs[best]), probs, quad))
+    return photo
+
+
+def true_outline_reads(
+    photo: PhotoResult, truth: list[tuple[str, np.ndarray, float]]
 ) -> list[str | None]:
-    """What the identifier alone reads from the true outline of each card of `truth` that
-    shows at least MIN_VISIBLE of itself (None for the others)."""
-    must = [k for k, (_, _, visible) in enumerate(truth) if visible >= MIN_VISIBLE]
-    reads: list[str | None] = [None] * len(truth)
-    if must:
-        probs = recognizer.identify(image, [np.asarray(truth[k][1], np.float32) for k in must])
-        for k, row in zip(must, probs, strict=True):
-            reads[k] = CARD_CODES[int(row.argmax())]
-    return reads
+    """What `true_outline_photo` read for each card of `truth` (None for a card showing under
+    MIN_VISIBLE, which it does not read)."""
+    cards = iter(photo.cards)
+    return [next(cards).card if visible >= MIN_VISIBLE else None for _, _, visible in truth]
 
 
 def scene_truth(scene) -> list[tuple[str, np.ndarray, float]]:

@@ -119,24 +119,34 @@ def test_without_outline_reads_no_such_figure_is_made_up():
     assert "identified_from_outline" not in result["all"]
 
 
+class _ReadsEverything:
+    """A recogniser stub whose identifier reads every crop as one card, and records the asks."""
+
+    def __init__(self, card: str) -> None:
+        self.card, self.asked = card, []
+
+    def identify(self, image, quads):
+        from scoring import CARD_CODES
+
+        self.asked.append(quads)
+        probs = np.zeros((len(quads), 40), np.float32)
+        probs[:, CARD_CODES.index(self.card)] = 1.0
+        return probs
+
+
 def test_the_identifier_reads_only_the_outlines_of_cards_that_must_be_found():
-    from scoring import CARD_CODES
-    from vision.evaluate import outline_reads
+    from vision.evaluate import true_outline_photo, true_outline_reads
 
-    asked = []
-
-    class Recognizer:
-        def identify(self, image, quads):
-            asked.append(quads)
-            probs = np.zeros((len(quads), 40), np.float32)
-            probs[:, CARD_CODES.index("2S")] = 1.0
-            return probs
-
+    recognizer = _ReadsEverything("2S")
     truth = [("3D", turned_card(0.0), 0.1), ("2S", turned_card(30.0), 0.5)]
-    reads = outline_reads(Recognizer(), np.zeros((600, 600, 3), np.uint8), truth)
-    assert reads == [None, "2S"]  # the card showing 10% is not one that must be read
-    assert len(asked) == 1 and len(asked[0]) == 1
-    assert np.allclose(asked[0][0], truth[1][1])
+    photo = true_outline_photo(recognizer, np.zeros((600, 600, 3), np.uint8), truth)
+    assert true_outline_reads(photo, truth) == [None, "2S"]  # the card showing 10% is not read
+    assert len(recognizer.asked) == 1 and len(recognizer.asked[0]) == 1
+    assert np.allclose(recognizer.asked[0][0], truth[1][1])
+    # As a perfect detector would give it: that card alone, at its true outline, a sure box.
+    (card,) = photo.cards
+    assert card.card == "2S" and card.box_confidence == 1.0 and photo.doubtful == []
+    assert np.allclose(card.quad, truth[1][1])
 
 
 def test_the_speed_benchmark_times_a_photo_and_each_two_photo_hand(tmp_path):
@@ -165,6 +175,51 @@ def test_the_speed_benchmark_times_a_photo_and_each_two_photo_hand(tmp_path):
     assert seen.count("bench-photo.jpg") == 3
     assert seen.count("bench-hand-0.jpg") == seen.count("bench-hand-1.jpg") == 3
     assert list(tmp_path.iterdir()) == []  # the photos it saved are gone
+
+
+def test_the_hands_benchmark_tells_the_hands_a_perfect_detector_would_settle(capsys):
+    """A detector that finds nothing leaves every card missing; read from their true outlines,
+    the same photos make the hand determinate: the two figures side by side say which model
+    loses the hand."""
+    from types import SimpleNamespace
+
+    from scopa.commands.vision import _print_hands
+    from scoring import CARD_CODES, Rules
+    from vision import benchmark
+
+    def laid(codes, row):  # each card its own place, so the stub can tell them apart
+        return [
+            SimpleNamespace(code=c, quad=turned_card(0.0, (150.0 * k, row)), visible=1.0)
+            for k, c in enumerate(codes)
+        ]
+
+    class FindsNothing:
+        def recognize(self, image):
+            return PhotoResult(None, 600, 600)
+
+        def identify(self, image, quads):
+            probs = np.zeros((len(quads), 40), np.float32)
+            for row, quad in zip(probs, quads, strict=True):
+                for card in scenes_cards:
+                    if np.allclose(card.quad, quad):
+                        row[CARD_CODES.index(card.code)] = 1.0
+            return probs
+
+    sides = [list(CARD_CODES[:18]), list(CARD_CODES[18:])]
+    scenes = [
+        SimpleNamespace(image=np.zeros((600, 600, 3), np.uint8), cards=laid(codes, 500.0 * k))
+        for k, codes in enumerate(sides)
+    ]
+    scenes_cards = [card for scene in scenes for card in scene.cards]
+    hand = [(codes, scene) for codes, scene in zip(sides, scenes, strict=True)]
+    report = benchmark.hands(FindsNothing(), [("grid", hand)], Rules.from_preset("classica"))
+    assert (report["determinate"], report["determinate_from_outlines"]) == (0, 1)
+    assert report["layouts"]["grid"]["determinate_from_outlines"] == 1
+    _print_hands(report)
+    printed = capsys.readouterr().out
+    assert "determinate from true outlines" in printed
+    assert printed.splitlines()[3].split()[:6] == ["all", "1", "0", "0.00%", "0", "0"]
+    assert printed.splitlines()[3].split()[6] == "1"
 
 
 def reading(card: int, confidence: float) -> np.ndarray:
