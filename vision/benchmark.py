@@ -86,9 +86,10 @@ def hands(
 
     `hands_iter` gives (layout, [(codes, scene)] per side), a scene as `scopa_datasets` draws
     it; the photos' cards are also counted one by one (`SceneReport`: by visible share and lie).
-    Each hand is also reconciled from its photos as a perfect detector would give them
-    (`true_outline_photo`): "determinate from true outlines" bounds what a better detector
-    alone could settle.
+    Each hand is also reconciled from its photos as a detector that found exactly the cards
+    showing at least a quarter of themselves would give them (`true_outline_photo`):
+    "determinate from true outlines" tells the hands lost to the boxes from those lost to the
+    readings and the layout. It is no bound: the detector also finds some cards showing less.
     """
     from scoring import SideInput, score_hand
     from scoring.provisional import ProvisionalResult

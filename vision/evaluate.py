@@ -469,9 +469,9 @@ def evaluate_scenes(
 def true_outline_photo(
     recognizer: CardRecognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray, float]]
 ) -> PhotoResult:
-    """The photo as a perfect detector would hand it to the identifier: every card of `truth`
-    that shows at least MIN_VISIBLE of itself, at its true outline and with box confidence 1,
-    read by the identifier alone; no other box. Its cards keep the order of `truth`, so that
+    """The photo as a detector that found exactly the cards it must find would hand it to the
+    identifier: every card of `truth` that shows at least MIN_VISIBLE of itself, at its true
+    outline and with box confidence 1, read by the identifier alone; no other box. Its cards keep the order of `truth`, so that
     `true_outline_reads` can pair them back.
 
     Reconciled like the recogniser's own result, it tells the hands a better detector could

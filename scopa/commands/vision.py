@@ -743,9 +743,9 @@ def _print_hands(report: dict) -> None:
             f"  {s['determinate_from_outlines']:30d}"
         )
     print(
-        "  (determinate from true outlines: the same hands reconciled from every card showing at"
-        " least a quarter of itself,\n   read by the identifier from its exact outline, as a"
-        " perfect detector would give them)"
+        "  (determinate from true outlines: the same hands reconciled from exactly the cards"
+        " showing at least a quarter of themselves,\n   each read by the identifier from its"
+        " exact outline)"
     )
     print(f"  median seconds per hand: {report['median_seconds_per_hand']}")
     _print_piles("the hands' photos, card by card", report["photos"])

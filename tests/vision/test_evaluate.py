@@ -143,7 +143,7 @@ def test_the_identifier_reads_only_the_outlines_of_cards_that_must_be_found():
     assert true_outline_reads(photo, truth) == [None, "2S"]  # the card showing 10% is not read
     assert len(recognizer.asked) == 1 and len(recognizer.asked[0]) == 1
     assert np.allclose(recognizer.asked[0][0], truth[1][1])
-    # As a perfect detector would give it: that card alone, at its true outline, a sure box.
+    # As a detector finding exactly that card would give it: at its true outline, a sure box.
     (card,) = photo.cards
     assert card.card == "2S" and card.box_confidence == 1.0 and photo.doubtful == []
     assert np.allclose(card.quad, truth[1][1])
@@ -177,7 +177,7 @@ def test_the_speed_benchmark_times_a_photo_and_each_two_photo_hand(tmp_path):
     assert list(tmp_path.iterdir()) == []  # the photos it saved are gone
 
 
-def test_the_hands_benchmark_tells_the_hands_a_perfect_detector_would_settle(capsys):
+def test_the_hands_benchmark_tells_the_hands_lost_to_the_boxes(capsys):
     """A detector that finds nothing leaves every card missing; read from their true outlines,
     the same photos make the hand determinate: the two figures side by side say which model
     loses the hand."""
