@@ -208,6 +208,22 @@ def test_the_same_card_twice_in_one_photo_is_a_photo_conflict():
     assert recon.states["A"][0][0] == recon.states["A"][0][-1] == "conflict"
 
 
+def test_a_second_box_read_under_the_conflict_bar_is_set_aside_not_a_conflict():
+    # A box with no card of its own, read at 0.85 as a card another box of the photo reads
+    # surely: it is overruled and set aside, and the hand is still settled.
+    a, b = split_deck(4)
+    twice = photo(*[at(i, c) for i, c in enumerate(a)], at(len(a), a[0], p=0.85))
+    sides = {"A": [twice], "B": [photo(*b)]}
+    recon = reconcile(sides, CLASSICA)
+    assert not recon.conflicts and recon.determinate
+    assert [ref.detection for extra in recon.extra for ref in extra.detections] == [len(a)]
+    assert recon.sides == {"A": cards(*a), "B": cards(*b)}
+    # The bar before the fourteenth session called it a conflict.
+    strict = reconcile(sides, CLASSICA, settings=ReconcileSettings(conflict_confidence=0.8))
+    assert [c.card for c in strict.conflicts] == [parse_card(a[0])]
+    assert not strict.determinate
+
+
 def test_a_card_claimed_by_two_sides_is_a_sides_conflict():
     a, b = split_deck(5)
     recon = reconcile({"A": [photo(*a)], "B": [photo(*b, at(len(b), a[3], p=0.9))]}, CLASSICA)

@@ -67,8 +67,11 @@ class ReconcileSettings:
     #: and it is what guards against false cards.
     no_card_ratio: float = 0.02
     #: A detection whose top card has at least this probability but which was given another
-    #: card (because that card is taken elsewhere) is a conflict.
-    conflict_confidence: float = 0.8
+    #: card (because that card is taken elsewhere) is a conflict, and the hand is not
+    #: determinate. One read under it is overruled quietly: the doubts it leaves are still
+    #: weighed. At 0.8, a second box on no card of its own, read as a card another box reads
+    #: surely, stopped hands that were otherwise settled (models/README.md, fourteenth session).
+    conflict_confidence: float = 0.9
     #: Two detections of one photo whose outlines overlap this much (intersection over union)
     #: are one card found twice, not two cards.
     duplicate_iou: float = 0.7
