@@ -65,7 +65,7 @@ def test_a_replacement_reads_the_box_as_the_named_card():
 
 def test_a_conflict_settled_for_the_other_side_moves_only_that_card():
     # Loro's box 1 reads 7D almost surely, but Noi holds it: Loro's box is overruled to 8D.
-    loro = photo(read(0, ("4C", 0.99)), read(1, ("7D", 0.85), ("8D", 0.14)))
+    loro = photo(read(0, ("4C", 0.99)), read(1, ("7D", 0.93), ("8D", 0.06)))
     sides = {"Noi": hand()["Noi"], "Loro": [loro]}
     before = reconcile(sides, CLASSICA)
     assert [c.card.code for c in before.conflicts] == ["7D"]
