@@ -471,11 +471,11 @@ def true_outline_photo(
 ) -> PhotoResult:
     """The photo as a detector that found exactly the cards it must find would hand it to the
     identifier: every card of `truth` that shows at least MIN_VISIBLE of itself, at its true
-    outline and with box confidence 1, read by the identifier alone; no other box. Its cards keep the order of `truth`, so that
-    `true_outline_reads` can pair them back.
+    outline and with box confidence 1, read by the identifier alone; no other box. Its cards
+    keep the order of `truth`, so that `true_outline_reads` can pair them back.
 
-    Reconciled like the recogniser's own result, it tells the hands a better detector could
-    settle from the hands only a better reading (or another layout) could."""
+    Reconciled like the recogniser's own result, it tells the hands the boxes lose from those
+    the readings and the layout lose."""
     height, width = image.shape[:2]
     photo = PhotoResult(None, width, height)
     quads = [np.asarray(quad, np.float32) for _, quad, visible in truth if visible >= MIN_VISIBLE]
