@@ -220,10 +220,15 @@ def test_ids_and_output_folders_of_tournament_commands(tmp_path, capsys):
     assert_one_line_error(status, err, "--out", "is a file")
 
 
-@pytest.mark.parametrize("command", [["eval", "--scenes", "1"], ["bench", "hands"]])
-def test_an_unknown_deck_for_generated_piles_is_named(command, capsys):
+@pytest.mark.parametrize(
+    "command", [["eval", "--scenes", "1"], ["bench", "hands"], ["make-dataset", "--out", "{out}"]]
+)
+def test_an_unknown_deck_for_generated_piles_is_named(command, tmp_path, capsys):
+    out = tmp_path / "out"
+    command = [part.format(out=out) for part in command]
     status, _, err = run([*command, "--piles-deck", "nope"], capsys)
     assert_one_line_error(status, err, "unknown deck 'nope'", "real")
+    assert not out.exists()
 
 
 # -- images (items 9, 10) -----------------------------------------------------------------------

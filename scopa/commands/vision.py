@@ -115,6 +115,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--only", choices=["detector", "identifier"], help="build one of the two datasets"
     )
+    _add_piles_decks_option(p)
     p.add_argument("--workers", type=int, default=2)
     p.set_defaults(handler=make_dataset)
 
@@ -380,10 +381,13 @@ def make_dataset(args: argparse.Namespace) -> int:
             exclude_real_decks=tuple(args.hold_out_deck),
             heaps=args.heaps,
             lookalike_weight=args.lookalike_weight,
+            decks=tuple(args.piles_decks),
             **shares,
         )
     except GeneratorSettingError as error:
         raise ScopaError(f"--{error.setting.replace('_', '-')}: {error}") from None
+    except ValueError as error:  # an unknown --piles-deck
+        raise ScopaError(f"--piles-deck: {error}") from None
     if args.only in (None, "detector"):
         yaml = make_detection_dataset(
             args.out / "detect", config, args.scenes, args.val_scenes, workers=args.workers
