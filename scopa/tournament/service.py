@@ -846,16 +846,7 @@ class RefereeDesk:
         def work(session: Session) -> HandView:
             hand, match = self._hand(session, hand_id, lock=True)
             hand.review = "accepted"
-            audit.log(
-                session,
-                self.tournament_id,
-                REFEREE,
-                "hand-accepted",
-                {"number": hand.number, "points": {"a": hand.points_a, "b": hand.points_b}},
-                match_id=match.id,
-                hand_id=hand.id,
-                note=note,
-            )
+            self._log_hand_decision(session, "hand-accepted", hand, match, _hand_points(hand), note)
             return queries.hand_view(session, hand)
 
         return self._db.write(work)
@@ -877,20 +868,9 @@ class RefereeDesk:
             hand.review = "corrected"
             session.flush()
             rebuild_match(session, match, rules)
-            audit.log(
-                session,
-                self.tournament_id,
-                REFEREE,
-                "hand-corrected",
-                {
-                    "number": hand.number,
-                    "before": before,
-                    "after": {"sides": hand.sides, "points": scored.points},
-                },
-                match_id=match.id,
-                hand_id=hand.id,
-                note=note,
-            )
+            after = {"sides": hand.sides, "points": scored.points}
+            details = {"number": hand.number, "before": before, "after": after}
+            self._log_hand_decision(session, "hand-corrected", hand, match, details, note)
             return queries.hand_view(session, hand)
 
         return self._db.write(work)
@@ -905,16 +885,7 @@ class RefereeDesk:
             hand.status = "void"
             session.flush()
             rebuild_match(session, match, queries.tournament_rules(session, match.tournament_id))
-            audit.log(
-                session,
-                self.tournament_id,
-                REFEREE,
-                "hand-voided",
-                {"number": hand.number, "points": {"a": hand.points_a, "b": hand.points_b}},
-                match_id=match.id,
-                hand_id=hand.id,
-                note=note,
-            )
+            self._log_hand_decision(session, "hand-voided", hand, match, _hand_points(hand), note)
             return queries.hand_view(session, hand)
 
         return self._db.write(work)
@@ -945,6 +916,27 @@ class RefereeDesk:
             raise ScopaError(f"match {match_id}: not a match of this tournament")
         return match
 
+    def _log_hand_decision(
+        self,
+        session: Session,
+        event: str,
+        hand: Hand,
+        match: MatchRow,
+        details: dict[str, Any],
+        note: str,
+    ) -> None:
+        """Write the referee's decision on a hand to the audit trail."""
+        audit.log(
+            session,
+            self.tournament_id,
+            REFEREE,
+            event,
+            details,
+            match_id=match.id,
+            hand_id=hand.id,
+            note=note,
+        )
+
     def _hand(self, session: Session, hand_id: int, *, lock: bool = False) -> tuple[Hand, MatchRow]:
         hand = session.get(Hand, hand_id)
         match = session.get(MatchRow, hand.match_id) if hand else None
@@ -954,6 +946,11 @@ class RefereeDesk:
             match = lock_match(session, match.id, None)
             session.refresh(hand)
         return hand, match
+
+
+def _hand_points(hand: Hand) -> dict[str, Any]:
+    """What the audit trail keeps of a hand accepted or voided: its number and its points."""
+    return {"number": hand.number, "points": {"a": hand.points_a, "b": hand.points_b}}
 
 
 class _CheckedDatabase:

@@ -80,6 +80,14 @@ def test_a_hand_keeps_its_photos_recognition_corrections_and_score(service, make
     corrected = referee.audit(hand_id=recorded.id)[-2].details
     assert corrected["before"]["points"] == {"a": 2, "b": 0}
     assert corrected["after"]["points"] == {"a": 13, "b": 0}
+    accepted = referee.audit(hand_id=recorded.id)[-1]
+    assert (accepted.match_id, accepted.hand_id) == (match.id, recorded.id)
+    assert accepted.details == {"number": recorded.number, "points": {"a": 13, "b": 0}}
+
+    referee.void_hand(recorded.id, note="played twice")
+    voided = referee.audit(hand_id=recorded.id)[-1]
+    assert (voided.actor, voided.action, voided.note) == ("referee", "hand-voided", "played twice")
+    assert voided.details == accepted.details
 
 
 def test_the_same_photo_bytes_are_stored_once(service, make_tournament):
