@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -111,13 +112,23 @@ def load_backs(shared: Path) -> list[np.ndarray]:
     return backs
 
 
+def _known_corners(shared: Path) -> dict[str, Any]:
+    """The real photos of ../shared/real/dev whose card corners are known: path -> corners."""
+    quads = json.loads((shared / "real" / "dev" / "quads.json").read_text())
+    return {rel: quad for rel, quad in sorted(quads.items()) if quad is not None}
+
+
+def real_deck_names(shared: Path) -> list[str]:
+    """The physical decks whose photos the generator uses (those with known card corners)."""
+    return sorted({rel.split("/")[0] for rel in _known_corners(shared)})
+
+
 def iter_real_photos(shared: Path, exclude_decks: tuple[str, ...] = ()):
     """(code, deck, photo, quad) for each real photo of ../shared/real/dev whose corners are known."""
     root = shared / "real" / "dev"
-    quads = json.loads((root / "quads.json").read_text())
-    for rel, quad in sorted(quads.items()):
+    for rel, quad in _known_corners(shared).items():
         deck, name = rel.split("/")
-        if quad is None or deck in exclude_decks:
+        if deck in exclude_decks:
             continue
         photo = cv2.imread(str(root / rel), cv2.IMREAD_COLOR)
         yield Path(name).stem.upper(), deck, photo, np.float32(quad)

@@ -357,6 +357,7 @@ def make_dataset(args: argparse.Namespace) -> int:
         make_detection_dataset,
         make_identification_dataset,
     )
+    from scopa_datasets.faces import real_deck_names
     from scopa_datasets.mining import mine_detector_crops
 
     if not 0 < args.lookalike_weight < float("inf"):
@@ -365,6 +366,16 @@ def make_dataset(args: argparse.Namespace) -> int:
         )
     if not (args.shared / "decks").is_dir():
         raise ScopaError(f"{args.shared}: no decks/ folder here (give --shared)")
+    # A misspelt deck would be silently kept in training, and a leave-deck-out measure spoilt.
+    real_decks = real_deck_names(args.shared)
+    unknown = sorted(set(args.hold_out_deck) - set(real_decks))
+    if unknown:
+        raise ScopaError(
+            f"--hold-out-deck {unknown[0]}: no such deck in real/dev "
+            f"(choose from {', '.join(real_decks)})"
+        )
+    if "real" in args.piles_decks and set(real_decks) <= set(args.hold_out_deck):
+        raise ScopaError("--piles-deck real: every real deck is held out (--hold-out-deck)")
     # A share not given keeps GeneratorConfig's default; GeneratorConfig checks those given.
     shares = {
         name: value
