@@ -80,7 +80,7 @@ NEGATIVE_MAX_IOU = 0.1
 
 
 class GeneratorSettingError(ValueError):
-    """A `GeneratorConfig` setting out of its range; `setting` names the field."""
+    """A `GeneratorConfig` setting out of its range or naming no deck; `setting` names the field."""
 
     def __init__(self, setting: str, message: str) -> None:
         super().__init__(message)
@@ -109,7 +109,11 @@ class GeneratorConfig:
     def __post_init__(self) -> None:
         unknown = sorted(set(self.decks) - set(DECK_WEIGHTS))
         if unknown:
-            raise ValueError(f"unknown deck {unknown[0]!r}: choose from {', '.join(DECK_WEIGHTS)}")
+            raise GeneratorSettingError(
+                "decks", f"unknown deck {unknown[0]!r}: choose from {', '.join(DECK_WEIGHTS)}"
+            )
+        if self.exclude_real_decks or "real" in self.decks:
+            self._check_real_decks()
         if not 0 <= self.any_angle_share <= 1:
             raise GeneratorSettingError(
                 "any_angle_share",
@@ -120,6 +124,21 @@ class GeneratorConfig:
                 "hand_fan_min_visible",
                 "a hand fan's cards are labelled from a share above 0 and at most 1, not "
                 f"{self.hand_fan_min_visible}",
+            )
+
+    def _check_real_decks(self) -> None:
+        # Checked here, before anything is drawn or written: a misspelt deck to hold out would
+        # otherwise be silently kept in training, spoiling a leave-deck-out measure.
+        real_decks = face_lib.real_deck_names(self.shared)
+        unknown = sorted(set(self.exclude_real_decks) - set(real_decks))
+        if unknown:
+            raise GeneratorSettingError(
+                "exclude_real_decks",
+                f"no deck {unknown[0]!r} in real/dev: choose from {', '.join(real_decks)}",
+            )
+        if "real" in self.decks and set(real_decks) <= set(self.exclude_real_decks):
+            raise GeneratorSettingError(
+                "decks", "piles of photographed cards asked for, but every real deck is excluded"
             )
 
     def min_visible(self, layout: str) -> float:
@@ -158,8 +177,6 @@ def init_worker(config: GeneratorConfig) -> None:
     global _worker
     scan_faces = face_lib.load_scan_faces(config.shared)
     real_faces = face_lib.load_real_faces(config.shared, exclude_decks=config.exclude_real_decks)
-    if "real" in config.decks and not real_faces:
-        raise ValueError("piles of photographed cards asked for, but every real deck is excluded")
     assets = Assets(
         scan_faces + real_faces,
         face_lib.load_backs(config.shared),

@@ -307,8 +307,8 @@ REAL_DECKS = ("mazzoDalNegro", "mazzoDavide", "mazzoDavide2", "mazzoDavide3")  #
 def test_make_dataset_refuses_a_deck_to_hold_out_that_is_not_there(tmp_path, capsys):
     out = ["--out", str(tmp_path / "out")]
     status, _, err = run(["make-dataset", "--hold-out-deck", "mazzoNope", *out], capsys)
-    assert_one_line_error(status, err, "--hold-out-deck mazzoNope", "mazzoDavide")
+    assert_one_line_error(status, err, "--hold-out-deck", "'mazzoNope'", "mazzoDavide")
     every_deck = [arg for deck in REAL_DECKS for arg in ("--hold-out-deck", deck)]
     status, _, err = run(["make-dataset", "--piles-deck", "real", *every_deck, *out], capsys)
-    assert_one_line_error(status, err, "--piles-deck real", "every real deck is held out")
+    assert_one_line_error(status, err, "--piles-deck", "every real deck is excluded")
     assert not (tmp_path / "out").exists()
