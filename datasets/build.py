@@ -105,6 +105,11 @@ class GeneratorConfig:
     # MIN_VISIBLE, they are cards the detector learns not to see (models/README.md, 2026-12-06,
     # sixth session). Its cards are labelled, and cut for the identifier, from this share.
     hand_fan_min_visible: float = MIN_VISIBLE
+    # A cascade's and a column by suit's cards show a quarter to two thirds of their height, but
+    # a card under a corner of two others shows less: the cards showing 15-25% settle hands that
+    # those showing a quarter leave open (models/README.md, fourteenth session). The cards of
+    # both layouts are labelled, and cut for the identifier, from this share.
+    cascade_min_visible: float = MIN_VISIBLE
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.decks) - set(DECK_WEIGHTS))
@@ -119,12 +124,15 @@ class GeneratorConfig:
                 "any_angle_share",
                 f"the share of piles at any angle must be 0 to 1, not {self.any_angle_share}",
             )
-        if not 0 < self.hand_fan_min_visible <= 1:
-            raise GeneratorSettingError(
-                "hand_fan_min_visible",
-                "a hand fan's cards are labelled from a share above 0 and at most 1, not "
-                f"{self.hand_fan_min_visible}",
-            )
+        for setting, cards in (
+            ("hand_fan_min_visible", "a hand fan's cards"),
+            ("cascade_min_visible", "a cascade's cards"),
+        ):
+            share = getattr(self, setting)
+            if not 0 < share <= 1:
+                raise GeneratorSettingError(
+                    setting, f"{cards} are labelled from a share above 0 and at most 1, not {share}"
+                )
 
     def _check_real_decks(self) -> None:
         # Checked here, before anything is drawn or written: a misspelt deck to hold out would
@@ -143,7 +151,11 @@ class GeneratorConfig:
 
     def min_visible(self, layout: str) -> float:
         """The share of itself a card of a `layout` pile must show to be labelled and cut."""
-        return self.hand_fan_min_visible if layout == "hand_fan" else MIN_VISIBLE
+        if layout == "hand_fan":
+            return self.hand_fan_min_visible
+        if layout in ("cascade", "suit_columns"):
+            return self.cascade_min_visible
+        return MIN_VISIBLE
 
 
 @dataclass(frozen=True)

@@ -292,6 +292,7 @@ def test_extreme_aspect_ratios_are_refused_by_the_decoder(size):
     [
         *[("--lookalike-weight", w) for w in ("0", "-2", "nan", "inf")],  # a number above 0
         *[("--hand-fan-min-visible", s) for s in ("0", "1.5", "nan")],  # above 0, at most 1
+        *[("--cascade-min-visible", s) for s in ("0", "1.5", "nan")],
         *[("--any-angle-share", s) for s in ("-0.1", "1.5", "nan")],  # 0 to 1
     ],
 )

@@ -98,6 +98,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "least this share of themselves, above 0 and at most 1 (default 0.25, as every layout)",
     )
     p.add_argument(
+        "--cascade-min-visible",
+        type=float,
+        default=None,
+        metavar="F",
+        help="the same for the cards of cascades and columns by suit (default 0.25)",
+    )
+    p.add_argument(
         "--lookalike-weight",
         type=float,
         default=1.0,
@@ -374,6 +381,7 @@ def make_dataset(args: argparse.Namespace) -> int:
         name: value
         for name, value in (
             ("hand_fan_min_visible", args.hand_fan_min_visible),
+            ("cascade_min_visible", args.cascade_min_visible),
             ("any_angle_share", args.any_angle_share),
         )
         if value is not None

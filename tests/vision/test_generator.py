@@ -100,12 +100,27 @@ def test_a_hand_fan_is_labelled_from_its_own_share(generator, tmp_path):
         build.init_worker(default)  # the module's other tests draw with the default settings
 
 
-@pytest.mark.parametrize("share", [0.0, 1.5])
-def test_a_hand_fan_share_outside_zero_to_one_is_refused(share):
+def test_cascades_and_columns_by_suit_are_labelled_from_their_own_share():
     from scopa_datasets import build
 
-    with pytest.raises(ValueError, match="hand fan"):
-        build.GeneratorConfig(shared=SHARED, hand_fan_min_visible=share)
+    config = build.GeneratorConfig(shared=SHARED, cascade_min_visible=0.15)
+    shares = {layout: config.min_visible(layout) for layout in build.LAYOUT_WEIGHTS}
+    assert shares == {
+        layout: 0.15 if layout in ("cascade", "suit_columns") else build.MIN_VISIBLE
+        for layout in build.LAYOUT_WEIGHTS
+    }
+
+
+@pytest.mark.parametrize("share", [0.0, 1.5, float("nan")])
+@pytest.mark.parametrize(
+    "setting, cards", [("hand_fan_min_visible", "hand fan"), ("cascade_min_visible", "cascade")]
+)
+def test_a_label_share_outside_zero_to_one_is_refused(setting, cards, share):
+    from scopa_datasets import build
+
+    with pytest.raises(build.GeneratorSettingError, match=cards) as refused:
+        build.GeneratorConfig(shared=SHARED, **{setting: share})
+    assert refused.value.setting == setting
 
 
 @needs_shared
