@@ -20,6 +20,7 @@ from scoring import (
     score_hand,
 )
 from vision.reconcile import Correction, ReconcileSettings, reconcile
+from vision.reconcile.advice import MANY_MISSING
 from vision.reconcile.assignment import EXTRA, AssignmentProblem, Unit
 from vision.types import DetectedCard, PhotoResult
 
@@ -453,14 +454,40 @@ def test_complement_count_settles_whether_a_doubtful_box_is_a_card():
     assert photographed.advice[0].key == "reconcile.maybe_not_a_card"
 
 
-def test_many_missing_cards_ask_for_photos_where_every_card_shows_a_quarter():
-    # A hand fan shows slivers of most of its cards: the photo must be retaken spread out.
+def test_missing_cards_ask_for_photos_where_every_card_shows_a_quarter():
+    # Cards hidden under others in a pile: they are named, and the photo retaken spread out.
     a, b = split_deck(16)
     recon = reconcile({"A": [photo(*a[8:])], "B": [photo(*b)]}, CLASSICA)
     advice = next(item for item in recon.advice if item.key == "reconcile.missing_cards")
     assert sorted(advice.params["cards"]) == sorted(a[:8])
     assert "at least a quarter of itself" in advice.text["en"]
     assert "almeno per un quarto" in advice.text["it"]
+
+
+@pytest.mark.parametrize("unseen", [MANY_MISSING - 1, MANY_MISSING, 28])
+def test_a_quarter_of_the_deck_read_nowhere_asks_for_another_layout(unseen):
+    # A hand fan leaves most of its cards read nowhere: naming 28 cards helps nobody, how to
+    # lay them (or the complement mode) does.
+    a, b = split_deck(34, sizes=(30, 10))
+    recon = reconcile({"A": [photo(*a[unseen:])], "B": [photo(*b)]}, CLASSICA)
+    keys = [item.key for item in recon.advice]
+    assert len(recon.missing) == unseen and not recon.determinate
+    if unseen < MANY_MISSING:  # the deciding cards are named
+        assert keys and set(keys) <= {"reconcile.missing_card", "reconcile.missing_cards"}
+        return
+    assert keys == ["reconcile.many_missing"]
+    advice = recon.advice[0]
+    assert advice.params["count"] == unseen and "carte" in advice.categories
+    assert f"{unseen} cards are not seen in any photo" in advice.text["en"]
+    assert "hand fan" in advice.text["en"] and "rest of the deck" in advice.text["en"]
+    assert "ventaglio" in advice.text["it"] and "resto del mazzo" in advice.text["it"]
+
+
+def test_the_complement_side_takes_the_cards_no_photo_shows_without_layout_advice():
+    a, b = split_deck(34, sizes=(30, 10))
+    recon = reconcile({"A": [photo(*a[20:])]}, CLASSICA, complement=("B", len(b) + 20))
+    assert not recon.missing and recon.complement is not None and recon.complement.matches
+    assert "reconcile.many_missing" not in [item.key for item in recon.advice]
 
 
 # -- corrections -----------------------------------------------------------------------------

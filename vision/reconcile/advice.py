@@ -2,7 +2,8 @@
 
 The reconciler decides what is wrong and what it decides; this module only words it, in a
 fixed order: conflicts, a complement count that does not match, too many doubts to check,
-doubtful readings that decide a category, and missing cards that do.
+doubtful readings that decide a category, and missing cards that do (or, when a quarter of
+the deck or more is read nowhere, how to lay the cards instead).
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ from .results import ComplementCheck, DetectionRef, ReadingConflict
 
 # Missing cards that decide the score are named one sentence each up to this many.
 _MISSING_ONE_BY_ONE = 3
+# From this many cards read nowhere, the photos are of a layout the cards cannot be read in,
+# not of a few cards hidden or misread: the advice says how to lay them instead of naming
+# them. On generated hands, a hand fan leaves 22-34 cards read nowhere, every other layout at
+# most 9 (models/README.md, sixteenth session).
+MANY_MISSING = 10
 
 
 @dataclass(frozen=True)
@@ -41,12 +47,14 @@ def reconciliation_advice(
     complement: ComplementCheck | None,
     exhaustive: bool,
     doubts: Sequence[DecidingDoubt],
+    missing: Sequence[Card],
     missing_deciding: Mapping[str, Iterable[Card]],
 ) -> list[Advice]:
     """The advice of one reconciliation.
 
-    ``categories`` orders the categories named in a sentence; ``missing_deciding`` maps each
-    category the best reading leaves open to the missing cards that decide it.
+    ``categories`` orders the categories named in a sentence; ``missing`` holds every card read
+    nowhere, and ``missing_deciding`` maps each category the best reading leaves open to the
+    missing cards that decide it.
     """
     advice = []
     for conflict in conflicts:
@@ -112,7 +120,16 @@ def reconciliation_advice(
     for category, cards in missing_deciding.items():
         for card in cards:
             by_card[card].add(category)
-    if 0 < len(by_card) <= _MISSING_ONE_BY_ONE:
+    if by_card and len(missing) >= MANY_MISSING:
+        every = set().union(*by_card.values())
+        advice.append(
+            make_advice(
+                "reconcile.many_missing",
+                count=len(missing),
+                categories=ordered(every, categories),
+            )
+        )
+    elif 0 < len(by_card) <= _MISSING_ONE_BY_ONE:
         for card in sorted(by_card):
             advice.append(
                 make_advice(

@@ -544,6 +544,7 @@ class _Reconciler:
             complement=complement_check,
             exhaustive=exhaustive,
             doubts=self._deciding_doubts(base, overruled, alternatives, alternative_categories),
+            missing=base_world.missing,
             missing_deciding=base_verdict.deciding,
         )
         determinate = (
