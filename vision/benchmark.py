@@ -90,6 +90,8 @@ def hands(
     showing at least a quarter of themselves would give them (`true_outline_photo`):
     "determinate from true outlines" tells the hands lost to the boxes from those lost to the
     readings and the layout. It is no bound: the detector also finds some cards showing less.
+    "advised_to_lay_out" counts the hands whose advice asks for the cards laid out otherwise
+    (a quarter of the deck or more read nowhere, as a hand fan leaves it).
     """
     from scoring import SideInput, score_hand
     from scoring.provisional import ProvisionalResult
@@ -100,6 +102,7 @@ def hands(
         true_outline_reads,
     )
     from vision.reconcile import reconcile
+    from vision.reconcile.advice import LAY_OUT_ADVICE
 
     stats: dict[str, Counter] = {}
     photos = SceneReport()
@@ -133,6 +136,7 @@ def hands(
         s["right_side"] += sum(len(got.get(k, set()) & v) for k, v in truth.items())
         s["determinate"] += bool(recon.determinate)
         s["determinate_from_outlines"] += bool(from_outlines.determinate)
+        s["advised_to_lay_out"] += any(item.key == LAY_OUT_ADVICE for item in recon.advice)
         if recon.determinate:
             true_score = score_hand(
                 {k: SideInput(frozenset(_cards(v)), 0) for k, v in truth.items()}, rules
@@ -153,6 +157,7 @@ def hands(
             "determinate": s["determinate"],
             "determinate_but_wrong": s["determinate_wrong"],
             "determinate_from_outlines": s["determinate_from_outlines"],
+            "advised_to_lay_out": s["advised_to_lay_out"],
         }
     total_cards = sum(s["cards"] for s in stats.values())
     return {
@@ -165,6 +170,7 @@ def hands(
         "determinate": sum(s["determinate"] for s in stats.values()),
         "determinate_but_wrong": sum(s["determinate_wrong"] for s in stats.values()),
         "determinate_from_outlines": sum(s["determinate_from_outlines"] for s in stats.values()),
+        "advised_to_lay_out": sum(s["advised_to_lay_out"] for s in stats.values()),
         "photos": photos.to_dict(),
         "median_seconds_per_hand": round(statistics.median(times), 3) if times else None,
     }

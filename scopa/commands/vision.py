@@ -748,19 +748,20 @@ def _print_hands(report: dict) -> None:
     print("hands (40 cards in two generated piles, one photo each):")
     print(
         f"  {'layout':<13} hands  exact  cards on right side  determinate  determinate but wrong"
-        "  determinate from true outlines"
+        "  determinate from true outlines  advised to lay out"
     )
     every = {**report, "cards_on_right_side": report["all_cards_on_right_side"]}
     for layout, s in [*report["layouts"].items(), ("all", every)]:
         print(
             f"  {layout:<13} {s['hands']:5d}  {s['exact_hands']:5d}  {s['cards_on_right_side']:19.2%}"
             f"  {s['determinate']:11d}  {s['determinate_but_wrong']:21d}"
-            f"  {s['determinate_from_outlines']:30d}"
+            f"  {s['determinate_from_outlines']:30d}  {s['advised_to_lay_out']:17d}"
         )
     print(
         "  (determinate from true outlines: the same hands reconciled from exactly the cards"
         " showing at least a quarter of themselves,\n   each read by the identifier from its"
-        " exact outline)"
+        " exact outline; advised to lay out: a quarter of the deck or more read nowhere, and the"
+        "\n   advice asks for the cards laid out otherwise or the complement mode)"
     )
     print(f"  median seconds per hand: {report['median_seconds_per_hand']}")
     _print_piles("the hands' photos, card by card", report["photos"])

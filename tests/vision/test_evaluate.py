@@ -215,11 +215,13 @@ def test_the_hands_benchmark_tells_the_hands_lost_to_the_boxes(capsys):
     report = benchmark.hands(FindsNothing(), [("grid", hand)], Rules.from_preset("classica"))
     assert (report["determinate"], report["determinate_from_outlines"]) == (0, 1)
     assert report["layouts"]["grid"]["determinate_from_outlines"] == 1
+    # Every card read nowhere: the advice asks for the cards laid out otherwise.
+    assert report["advised_to_lay_out"] == report["layouts"]["grid"]["advised_to_lay_out"] == 1
     _print_hands(report)
     printed = capsys.readouterr().out
-    assert "determinate from true outlines" in printed
+    assert "determinate from true outlines" in printed and "advised to lay out" in printed
     assert printed.splitlines()[3].split()[:6] == ["all", "1", "0", "0.00%", "0", "0"]
-    assert printed.splitlines()[3].split()[6] == "1"
+    assert printed.splitlines()[3].split()[6:] == ["1", "1"]
 
 
 def reading(card: int, confidence: float) -> np.ndarray:

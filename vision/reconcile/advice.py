@@ -24,6 +24,8 @@ _MISSING_ONE_BY_ONE = 3
 # them. On generated hands, a hand fan leaves 22-34 cards read nowhere, every other layout at
 # most 9 (models/README.md, sixteenth session).
 MANY_MISSING = 10
+#: The key of that advice.
+LAY_OUT_ADVICE = "reconcile.many_missing"
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def reconciliation_advice(
         every = set().union(*by_card.values())
         advice.append(
             make_advice(
-                "reconcile.many_missing",
+                LAY_OUT_ADVICE,
                 count=len(missing),
                 categories=ordered(every, categories),
             )
