@@ -2,8 +2,9 @@
 
 The reconciler decides what is wrong and what it decides; this module only words it, in a
 fixed order: conflicts, a complement count that does not match, too many doubts to check,
-doubtful readings that decide a category, and missing cards that do (or, when a quarter of
-the deck or more is read nowhere, how to lay the cards instead).
+doubtful readings that decide a category, and missing cards that do. When a quarter of the
+deck or more is read nowhere, how to lay the cards comes first, in place of the missing cards:
+until the cards are laid out otherwise, no new photo settles the rest.
 """
 
 from __future__ import annotations
@@ -58,7 +59,18 @@ def reconciliation_advice(
     nowhere, and ``missing_deciding`` maps each category the best reading leaves open to the
     missing cards that decide it.
     """
+    by_card: dict[Card, set[str]] = defaultdict(set)
+    for category, cards in missing_deciding.items():
+        for card in cards:
+            by_card[card].add(category)
+    # In complement mode the cards no photo shows are the unphotographed side's, not hidden.
+    lay_out = complement is None and bool(by_card) and len(missing) >= MANY_MISSING
     advice = []
+    if lay_out:
+        every = set().union(*by_card.values())
+        advice.append(
+            make_advice(LAY_OUT_ADVICE, count=len(missing), categories=ordered(every, categories))
+        )
     for conflict in conflicts:
         if conflict.kind == "sides":
             advice.append(
@@ -118,38 +130,30 @@ def reconciliation_advice(
                     photo=photo,
                 )
             )
-    by_card: dict[Card, set[str]] = defaultdict(set)
-    for category, cards in missing_deciding.items():
-        for card in cards:
-            by_card[card].add(category)
-    if by_card and len(missing) >= MANY_MISSING:
+    if not lay_out:
+        advice += _missing_cards_advice(by_card, categories)
+    return advice
+
+
+def _missing_cards_advice(
+    by_card: Mapping[Card, set[str]], categories: Sequence[str]
+) -> list[Advice]:
+    """The missing cards that decide the score: one sentence each when they are few."""
+    if len(by_card) > _MISSING_ONE_BY_ONE:
         every = set().union(*by_card.values())
-        advice.append(
-            make_advice(
-                LAY_OUT_ADVICE,
-                count=len(missing),
-                categories=ordered(every, categories),
-            )
-        )
-    elif 0 < len(by_card) <= _MISSING_ONE_BY_ONE:
-        for card in sorted(by_card):
-            advice.append(
-                make_advice(
-                    "reconcile.missing_card",
-                    card=card,
-                    categories=ordered(by_card[card], categories),
-                )
-            )
-    elif by_card:
-        every = set().union(*by_card.values())
-        advice.append(
+        return [
             make_advice(
                 "reconcile.missing_cards",
                 cards=sorted(by_card),
                 categories=ordered(every, categories),
             )
+        ]
+    return [
+        make_advice(
+            "reconcile.missing_card", card=card, categories=ordered(by_card[card], categories)
         )
-    return advice
+        for card in sorted(by_card)
+    ]
 
 
 def ordered(chosen: Iterable[str], categories: Sequence[str]) -> list[str]:
