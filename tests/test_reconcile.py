@@ -20,7 +20,7 @@ from scoring import (
     score_hand,
 )
 from vision.reconcile import Correction, ReconcileSettings, reconcile
-from vision.reconcile.advice import MANY_MISSING
+from vision.reconcile.advice import LAY_OUT_ADVICE, MANY_MISSING
 from vision.reconcile.assignment import EXTRA, AssignmentProblem, Unit
 from vision.types import DetectedCard, PhotoResult
 
@@ -475,14 +475,14 @@ def test_a_quarter_of_the_deck_read_nowhere_asks_for_another_layout(unseen):
     if unseen < MANY_MISSING:  # the deciding cards are named
         assert keys and set(keys) <= {"reconcile.missing_card", "reconcile.missing_cards"}
         return
-    assert keys == ["reconcile.many_missing"]
+    assert keys == [LAY_OUT_ADVICE]
     advice = recon.advice[0]
     # With a doubt too, how to lay the cards comes first: no new photo settles the rest.
     doubtful = reconcile(
         {"A": [photo(*a[unseen:-1], at(29 - unseen, a[-1], box=0.4))], "B": [photo(*b)]}, CLASSICA
     )
     assert [item.key for item in doubtful.advice][:2] == [
-        "reconcile.many_missing",
+        LAY_OUT_ADVICE,
         "reconcile.maybe_not_a_card",
     ]
     assert advice.params["count"] == unseen and "carte" in advice.categories
@@ -499,7 +499,7 @@ def test_the_complement_side_takes_the_cards_no_photo_shows_without_layout_advic
     recon = reconcile({"A": [photo(*a[20:])]}, CLASSICA, complement=("B", counted))
     assert recon.complement is not None and recon.complement.matches == (counted == 30)
     assert len(recon.missing) == (0 if counted == 30 else 30)
-    assert "reconcile.many_missing" not in [item.key for item in recon.advice]
+    assert LAY_OUT_ADVICE not in [item.key for item in recon.advice]
 
 
 # -- corrections -----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ _MISSING_ONE_BY_ONE = 3
 # most 9 (models/README.md, sixteenth session).
 MANY_MISSING = 10
 #: The key of that advice.
-LAY_OUT_ADVICE = "reconcile.many_missing"
+LAY_OUT_ADVICE = "reconcile.lay_out"
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,8 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "it": "Mancano {count} carte ({codes}), che decidono {what}: cercale e rifai le foto, con ogni carta scoperta almeno per un quarto.",
         "en": "{count} cards are missing ({codes}) and decide {what}: find them and retake the photos with every card showing at least a quarter of itself.",
     },
-    "reconcile.many_missing": {
-        "it": "{count} carte non si vedono in nessuna foto, e decidono {what}: stendi le carte in file o a cascata, ognuna scoperta almeno per un quarto (di un ventaglio tenuto in mano non si leggono), e rifai le foto; oppure lascia un lato senza foto e indica quante carte ha: avrà il resto del mazzo.",
+    "reconcile.lay_out": {
+        "it": "{count} carte non si vedono in nessuna foto, e decidono {what}: stendi le carte in file o a cascata, ognuna scoperta almeno per un quarto (le carte di un ventaglio tenuto in mano non si leggono), e rifai le foto; oppure lascia un lato senza foto e indica quante carte ha: avrà il resto del mazzo.",
         "en": "{count} cards are not seen in any photo, and they decide {what}: lay the cards out in rows or cascades, each showing at least a quarter of itself (the cards of a hand fan cannot be read), and retake the photos; or leave one side unphotographed and give how many cards it has: it gets the rest of the deck.",
     },
     "reconcile.uncertain_card": {
