@@ -411,6 +411,22 @@ def test_a_hand_from_photos_with_a_correction(db_url, repo, recognizer):
     assert hand.entry["mode"] == "photos"
 
 
+def test_photos_that_show_few_of_the_cards_ask_for_another_layout(db_url, recognizer):
+    # Noi's 20 cards held as a hand fan: the photo shows four of them.
+    noi = DENARI + COPPE
+    photo_noi = recognizer.prepare(png(1), detections(noi[:4]))
+    photo_loro = recognizer.prepare(png(2), detections(SPADE + BASTONI))
+    at = start_match(new_app())
+    key = open_photo_entry(at)
+    upload(at, key, "Noi", ("noi.png", photo_noi, "image/png"))
+    upload(at, key, "Loro", ("loro.png", photo_loro, "image/png"))
+    check_no_exception(at)
+    advice = [m.value for m in at.markdown if "ventaglio" in m.value]
+    assert len(advice) == 1 and advice[0].startswith("- 16 carte non si vedono in nessuna foto")
+    assert "resto del mazzo" in advice[0]
+    assert at.button(key=f"{key}:save").disabled
+
+
 def open_photo_entry(at: AppTest) -> str:
     key = hand_key(at)
     at.segmented_control(key=f"{key}:mode").set_value("photos").run()
