@@ -145,11 +145,8 @@ def load_real_faces(shared: Path, exclude_decks: tuple[str, ...] = ()) -> list[F
 def real_photo_margins(shared: Path) -> list[np.ndarray]:
     """Patches of table surface from the real photos: the photo band beside each card's quad."""
     root = shared / "real" / "dev"
-    quads = json.loads((root / "quads.json").read_text())
     patches = []
-    for rel, quad in sorted(quads.items()):
-        if quad is None:
-            continue
+    for rel, quad in _known_corners(shared).items():
         photo = cv2.imread(str(root / rel), cv2.IMREAD_COLOR)
         if photo is None:
             raise OSError(f"cannot read {root / rel}")
