@@ -13,6 +13,7 @@ reconciliation to fall back on (see `PhotoResult.doubtful`).
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
@@ -113,6 +114,14 @@ class RecognizerSettings:
     # and this many card lengths around them: the whole photo turned is a larger canvas, on which
     # the cards come out smaller and the looks slower (models/README.md). None: the whole photo.
     squaring_margin_cards: float | None = 1.0
+    # Where a photo's cards lie apart (a grid, rows, a scatter: the median card box overlaps
+    # its nearest other by under `cards_apart_iou`), a card box overlapping one better card box
+    # by `straddle_iou` and another by `straddle_second_iou` lies across two cards: it is
+    # doubtful. Most false cards are such boxes; in fans and cascades most true cards overlap
+    # their neighbours so, and there the rule is off (models/README.md). None: no such rule.
+    straddle_iou: float | None = 0.25
+    straddle_second_iou: float = 0.2
+    cards_apart_iou: float = 0.2
     # Two card boxes overlapping at least this much (IoU) that read as the same card are that
     # card boxed twice by two looks (a photo cannot show a card twice): the better-scored box
     # stays a card, the other becomes a doubtful box. None: both stay cards.
@@ -272,6 +281,14 @@ class CardRecognizer:
         if settings.same_reading_iou is not None:
             cards, repeated = split_repeated_readings(cards, settings.same_reading_iou)
             doubtful += repeated
+        if settings.straddle_iou is not None:
+            cards, straddling = split_straddling(
+                cards,
+                settings.straddle_iou,
+                settings.straddle_second_iou,
+                settings.cards_apart_iou,
+            )
+            doubtful += straddling
         reading_order = lambda c: (  # noqa: E731
             round(float(c.quad[:, 1].mean()) / max(height / 12, 1)),
             float(c.quad[:, 0].mean()),
@@ -609,6 +626,31 @@ def split_unsure_crowded(
             card.confidence < min_confidence and polygon_iou(better.quad, card.quad) >= min_iou
         ),
     )
+
+
+def split_straddling(
+    cards: list[DetectedCard], first_iou: float, second_iou: float, apart_iou: float
+) -> tuple[list[DetectedCard], list[DetectedCard]]:
+    """The cards, and apart those lying across two better-scored cards (overlapping one by
+    `first_iou` and another by `second_iou`), in a photo whose cards lie apart: the median
+    card box overlaps its nearest other by under `apart_iou`. In a fan or a cascade most
+    cards overlap their neighbours so, and the rule stays off."""
+    if len(cards) < 3:
+        return cards, []
+    overlaps = np.zeros((len(cards), len(cards)), np.float32)
+    for i, j in itertools.combinations(range(len(cards)), 2):
+        overlaps[i, j] = overlaps[j, i] = polygon_iou(cards[i].quad, cards[j].quad)
+    if float(np.median(overlaps.max(1))) >= apart_iou:
+        return cards, []
+    kept: list[int] = []
+    apart: list[DetectedCard] = []
+    for i in sorted(range(len(cards)), key=lambda k: -cards[k].box_confidence):
+        nearest = sorted((overlaps[i, j] for j in kept), reverse=True)[:2]
+        if len(nearest) == 2 and nearest[0] >= first_iou and nearest[1] >= second_iou:
+            apart.append(cards[i])
+        else:
+            kept.append(i)
+    return [cards[i] for i in sorted(kept)], apart
 
 
 def _set_apart(

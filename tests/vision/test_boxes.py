@@ -455,3 +455,43 @@ def test_a_pile_lying_askew_is_looked_at_squared_up_and_boxed_on_the_photo(margi
     assert len(found.quads) == 4
     for quad in found.quads:
         assert max(polygon_iou(quad, card) for card in cards) > 0.9
+
+
+def test_a_box_across_two_cards_of_a_grid_is_set_apart_as_doubtful():
+    """Cards of a grid lie apart; a box lying across two of them overlaps each by about 0.43
+    (outline IoU), which no card of such a photo does."""
+    from vision.pipeline import split_straddling
+    from vision.types import DetectedCard
+
+    def card(code, quad, box_confidence):
+        return DetectedCard(code, 0.9, np.zeros(40), quad, box_confidence)
+
+    grid = [card(f"{k + 1}D", box(100 + 120 * k, 100, 100, 160), 0.95) for k in range(5)]
+    grid += [card(f"{k + 1}C", box(100 + 120 * k, 300, 100, 160), 0.95) for k in range(5)]
+    across = card("4C", box(160, 100, 100, 160), 0.7)  # half on 1D, half on 2D
+    kept, straddling = split_straddling([*grid, across], 0.25, 0.2, 0.2)
+    assert kept == grid and straddling == [across]
+    # A box scored above both cards it lies across is not set apart, nor are they: the rule
+    # sets apart a box only across two better-scored ones.
+    sure_across = card("4C", box(160, 100, 100, 160), 0.99)
+    kept, straddling = split_straddling([*grid, sure_across], 0.25, 0.2, 0.2)
+    assert len(kept) == 11 and straddling == []
+    # Overlapping one card only is a card lying partly over another, not across two.
+    partly_over = card("4C", box(160, 160, 100, 160), 0.7)
+    assert split_straddling([*grid[:5], partly_over, *grid[6:]], 0.25, 0.2, 0.2)[1] == []
+    assert split_straddling(grid[:1] + [across], 0.25, 0.2, 0.2) == (grid[:1] + [across], [])
+
+
+def test_the_cards_of_a_cascade_overlap_their_neighbours_and_all_stay():
+    from vision.pipeline import split_straddling
+    from vision.types import DetectedCard
+
+    # Each card shows 40% of itself below the next: neighbours overlap by 0.43.
+    cascade = [
+        DetectedCard(
+            f"{k + 1}S", 0.9, np.zeros(40), box(100, 100 + 64 * k, 100, 160), 0.9 - k / 100
+        )
+        for k in range(8)
+    ]
+    kept, straddling = split_straddling(cascade, 0.25, 0.2, 0.2)
+    assert kept == cascade and straddling == []
