@@ -476,9 +476,9 @@ def test_a_box_across_two_cards_of_a_grid_is_set_apart_as_doubtful():
     sure_across = card("4C", box(160, 100, 100, 160), 0.99)
     kept, straddling = split_straddling([*grid, sure_across], 0.25, 0.2, 0.2)
     assert len(kept) == 11 and straddling == []
-    # Overlapping one card only is a card lying partly over another, not across two.
-    partly_over = card("4C", box(160, 160, 100, 160), 0.7)
-    assert split_straddling([*grid[:5], partly_over, *grid[6:]], 0.25, 0.2, 0.2)[1] == []
+    # Overlapping one card only (by 0.40) is a card lying partly over another, not across two.
+    partly_over = card("4C", box(130, 130, 100, 160), 0.7)
+    assert split_straddling([*grid, partly_over], 0.25, 0.2, 0.2)[1] == []
     assert split_straddling(grid[:1] + [across], 0.25, 0.2, 0.2) == (grid[:1] + [across], [])
 
 
@@ -495,3 +495,18 @@ def test_the_cards_of_a_cascade_overlap_their_neighbours_and_all_stay():
     ]
     kept, straddling = split_straddling(cascade, 0.25, 0.2, 0.2)
     assert kept == cascade and straddling == []
+
+
+def test_the_recogniser_keeps_a_box_across_two_cards_as_doubtful_unless_the_rule_is_off():
+    from dataclasses import replace
+
+    grid = [box(100 + 120 * k, 100 + 200 * row, 100, 160) for row in (0, 1) for k in range(4)]
+    across = box(160, 100, 100, 160)
+    recognizer = _recognizer_with([*grid, across], [0.95] * 8 + [0.7], [0.0] * 9)
+    # Every box here reads as the same card: keep that rule out of the way.
+    recognizer.settings = replace(recognizer.settings, same_reading_iou=None)
+    image = np.zeros((500, 700, 3), np.uint8)
+    result = recognizer.recognize(image)
+    assert len(result.cards) == 8 and [c.box_confidence for c in result.doubtful] == [0.7]
+    recognizer.settings = replace(recognizer.settings, straddle_iou=None)
+    assert len(recognizer.recognize(image).cards) == 9
