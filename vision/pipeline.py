@@ -609,8 +609,9 @@ def split_repeated_readings(
     sometimes a neighbour in a fan misread as that card, so they are kept as doubtful boxes."""
     return _set_apart(
         cards,
-        lambda better, card: (
+        lambda kept, card: any(
             better.card == card.card and polygon_iou(better.quad, card.quad) >= min_iou
+            for better in kept
         ),
     )
 
@@ -622,8 +623,9 @@ def split_unsure_crowded(
     read under `min_confidence`: as likely a second box across two cards as a strip of one."""
     return _set_apart(
         cards,
-        lambda better, card: (
-            card.confidence < min_confidence and polygon_iou(better.quad, card.quad) >= min_iou
+        lambda kept, card: (
+            card.confidence < min_confidence
+            and any(polygon_iou(better.quad, card.quad) >= min_iou for better in kept)
         ),
     )
 
@@ -642,25 +644,25 @@ def split_straddling(
         overlaps[i, j] = overlaps[j, i] = polygon_iou(cards[i].quad, cards[j].quad)
     if float(np.median(overlaps.max(1))) >= apart_iou:
         return cards, []
-    kept: list[int] = []
-    apart: list[DetectedCard] = []
-    for i in sorted(range(len(cards)), key=lambda k: -cards[k].box_confidence):
-        nearest = sorted((overlaps[i, j] for j in kept), reverse=True)[:2]
-        if len(nearest) == 2 and nearest[0] >= first_iou and nearest[1] >= second_iou:
-            apart.append(cards[i])
-        else:
-            kept.append(i)
-    return [cards[i] for i in sorted(kept)], apart
+    index = {id(card): i for i, card in enumerate(cards)}
+
+    def across_two(kept: list[DetectedCard], card: DetectedCard) -> bool:
+        row = overlaps[index[id(card)]]
+        nearest = sorted((row[index[id(better)]] for better in kept), reverse=True)
+        return len(nearest) >= 2 and nearest[0] >= first_iou and nearest[1] >= second_iou
+
+    return _set_apart(cards, across_two)
 
 
 def _set_apart(
-    cards: list[DetectedCard], clashes: Callable[[DetectedCard, DetectedCard], bool]
+    cards: list[DetectedCard], clashes: Callable[[list[DetectedCard], DetectedCard], bool]
 ) -> tuple[list[DetectedCard], list[DetectedCard]]:
-    """Best box first, each card is kept unless it `clashes` with a better card kept before it."""
+    """Best box first, each card is kept unless it `clashes` with the better cards kept
+    before it."""
     kept: list[DetectedCard] = []
     apart: list[DetectedCard] = []
     for card in sorted(cards, key=lambda c: -c.box_confidence):
-        (apart if any(clashes(better, card) for better in kept) else kept).append(card)
+        (apart if clashes(kept, card) else kept).append(card)
     return kept, apart
 
 
