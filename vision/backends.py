@@ -45,24 +45,6 @@ class ClassifierBackend(Protocol):
         ...
 
 
-class ClassifierEnsemble:
-    """Several identifiers reading the same crops, their probabilities averaged. Crops come at
-    the largest input size among them, and each member scales them to its own, as it does any
-    crop of another size."""
-
-    def __init__(self, members: list[ClassifierBackend]) -> None:
-        names = list(members[0].names)
-        for member in members[1:]:
-            if list(member.names) != names:
-                raise ValueError("the identifiers of an ensemble must read the same classes")
-        self.members = members
-        self.names = names
-        self.imgsz = max(member.imgsz for member in members)
-
-    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
-        return np.mean([member.probabilities(crops) for member in self.members], axis=0)
-
-
 class BackendUnavailableError(RuntimeError):
     """Neither backend can run these weights here (no ONNX export and no ultralytics)."""
 
@@ -162,17 +144,14 @@ def choose_backend(weights: list[Path], forced: str | None = None) -> str:
 
 
 def load_backends(
-    detector_weights: Path, identifier_weights: list[Path], backend: str | None = None
+    detector_weights: Path, identifier_weights: Path, backend: str | None = None
 ) -> tuple[DetectorBackend, ClassifierBackend]:
-    """The detector and the identifier of these `.pt` weights (the ONNX files sit beside them);
-    several identifier weights read together (`ClassifierEnsemble`)."""
-    classifiers: list[ClassifierBackend]
-    if choose_backend([detector_weights, *identifier_weights], backend) == "onnx":
+    """The detector and the identifier of these `.pt` weights (the ONNX files sit beside them)."""
+    if choose_backend([detector_weights, identifier_weights], backend) == "onnx":
         from .onnx_runtime import OnnxClassifier, OnnxDetector
 
-        detector: DetectorBackend = OnnxDetector(detector_weights.with_suffix(".onnx"))
-        classifiers = [OnnxClassifier(w.with_suffix(".onnx")) for w in identifier_weights]
-    else:
-        detector = UltralyticsDetector(detector_weights)
-        classifiers = [UltralyticsClassifier(w) for w in identifier_weights]
-    return detector, classifiers[0] if len(classifiers) == 1 else ClassifierEnsemble(classifiers)
+        return (
+            OnnxDetector(detector_weights.with_suffix(".onnx")),
+            OnnxClassifier(identifier_weights.with_suffix(".onnx")),
+        )
+    return UltralyticsDetector(detector_weights), UltralyticsClassifier(identifier_weights)

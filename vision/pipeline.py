@@ -42,10 +42,6 @@ from .types import NOT_A_CARD, DetectedCard, PhotoResult
 MODELS_DIR = yolo_env.PROJECT_ROOT / "models"
 DETECTOR_FILE = "detector.pt"
 IDENTIFIER_FILE = "identifier.pt"
-# A second identifier, trained at a larger input, read with the first and averaged with it
-# (`ClassifierEnsemble`) where it is present: together they read more cards showing a strip
-# than either alone (models/README.md, 2026-12-05 (morning)).
-SECOND_IDENTIFIER_FILE = "identifier-160px.pt"
 DECK_STYLES = ("napoletane", "francesi")
 # The zoomed pass's largest input: 800 px brings a 1024 px photo close to its own size.
 ZOOMED_IMGSZ_MAX = 800
@@ -215,14 +211,14 @@ class CardRecognizer:
         self.models_dir = Path(models_dir) if models_dir else MODELS_DIR
         self.deck = deck
         detector_path = self.models_dir / DETECTOR_FILE
-        identifier_paths = self._identifier_paths()
-        for path in (detector_path, *identifier_paths):
+        identifier_path = self._identifier_path()
+        for path in (detector_path, identifier_path):
             if not _weights_present(path):
                 raise ModelsMissingError(f"model weights not found: {path}")
         # ONNX Runtime when models/*.onnx are the export of these weights, else ultralytics
         # (see vision/backends.py; `backend` forces one).
         try:
-            self.detector, self.identifier = load_backends(detector_path, identifier_paths, backend)
+            self.detector, self.identifier = load_backends(detector_path, identifier_path, backend)
         except BackendUnavailableError as exc:
             raise ModelsMissingError(str(exc)) from None
         self.settings = settings or RecognizerSettings()
@@ -234,14 +230,10 @@ class CardRecognizer:
         self._not_a_card_class = names.index(NOT_A_CARD) if NOT_A_CARD in names else None
         self._lock = threading.Lock()
 
-    def _identifier_paths(self) -> list[Path]:
-        """A deck style may have an identifier of its own; otherwise the shared one serves,
-        with the second identifier where it is present."""
+    def _identifier_path(self) -> Path:
+        """A deck style may have an identifier of its own; otherwise the shared one serves."""
         specific = self.models_dir / f"identifier-{self.deck}.pt"
-        if _weights_present(specific):
-            return [specific]
-        second = self.models_dir / SECOND_IDENTIFIER_FILE
-        return [self.models_dir / IDENTIFIER_FILE, *([second] if _weights_present(second) else [])]
+        return specific if _weights_present(specific) else self.models_dir / IDENTIFIER_FILE
 
     def recognize(self, source: Source | np.ndarray, path: str | None = None) -> PhotoResult:
         """Find and identify every card in a photo (a path, bytes, a file object or a BGR array)."""

@@ -42,7 +42,7 @@ def detector_spec(data_yaml: Path, epochs: int = 10, imgsz: int = 512, seed: int
     return TrainSpec("detector", "yolov8n-obb.yaml", str(data_yaml), epochs, imgsz, seed=seed)
 
 
-def identifier_spec(data_dir: Path, epochs: int = 10, imgsz: int = 128, seed: int = 0) -> TrainSpec:
+def identifier_spec(data_dir: Path, epochs: int = 10, imgsz: int = 160, seed: int = 0) -> TrainSpec:
     return TrainSpec(
         "identifier", "yolo11n-cls.yaml", str(data_dir), epochs, imgsz, batch=64, seed=seed
     )

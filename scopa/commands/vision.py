@@ -297,9 +297,9 @@ def _add_models_option(p: argparse.ArgumentParser) -> None:
         "--models",
         type=Path,
         default=None,
-        help="folder with detector.pt and identifier.pt (and identifier-160px.pt, to read with "
-        "both) to measure instead of the committed models/ (e.g. a candidate from `scopa train`, "
-        "or an identifier trained with --hold-out-deck)",
+        help="folder with detector.pt and identifier.pt to measure instead of the committed "
+        "models/ (e.g. a candidate from `scopa train`, or an identifier trained with "
+        "--hold-out-deck)",
     )
 
 

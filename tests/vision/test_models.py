@@ -40,21 +40,27 @@ def recognizer():
     return get_recognizer()
 
 
-def test_the_second_identifier_reads_with_the_first_where_it_is_present(recognizer, tmp_path):
-    from vision.backends import ClassifierEnsemble
-    from vision.pipeline import IDENTIFIER_FILE, SECOND_IDENTIFIER_FILE, CardRecognizer
+def test_a_deck_style_reads_with_its_own_identifier_where_it_has_one(recognizer, tmp_path):
+    from vision.backends import EXPORT_RECORD
+    from vision.pipeline import CardRecognizer, ModelsMissingError
 
     models = ROOT / "models"
-    assert (models / SECOND_IDENTIFIER_FILE).is_file()
-    assert isinstance(recognizer.identifier, ClassifierEnsemble)
-    assert [m.imgsz for m in recognizer.identifier.members] == [128, 160]
-    assert recognizer.crop_size == 160
-    # A folder without it (an older models/, or `scopa eval --models`) reads with the first alone.
-    first = Path(IDENTIFIER_FILE).stem
-    for name in ("detector.pt", "detector.onnx", f"{first}.pt", f"{first}.onnx", "onnx.json"):
+    assert recognizer.crop_size == recognizer.identifier.imgsz == 160
+    # A folder whose only identifier is the napoletane deck's own.
+    for name in ("detector.pt", "detector.onnx"):
         (tmp_path / name).symlink_to(models / name)
-    alone = CardRecognizer(models_dir=tmp_path)
-    assert not isinstance(alone.identifier, ClassifierEnsemble) and alone.crop_size == 128
+    for suffix in (".pt", ".onnx"):
+        (tmp_path / f"identifier-napoletane{suffix}").symlink_to(models / f"identifier{suffix}")
+    record = json.loads((models / EXPORT_RECORD).read_text())
+    record["identifier-napoletane.onnx"] = {
+        **record.pop("identifier.onnx"),
+        "source": "identifier-napoletane.pt",
+    }
+    (tmp_path / EXPORT_RECORD).write_text(json.dumps(record))
+    own = CardRecognizer(models_dir=tmp_path, deck="napoletane", backend="onnx")
+    assert own.crop_size == 160
+    with pytest.raises(ModelsMissingError, match="identifier.pt"):
+        CardRecognizer(models_dir=tmp_path, deck="francesi", backend="onnx")
 
 
 @needs_real

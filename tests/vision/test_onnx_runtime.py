@@ -86,30 +86,6 @@ def test_letterbox_is_ultralytics_letterbox(shape, imgsz):
     assert np.array_equal(letterbox(image, imgsz), theirs)
 
 
-def test_an_ensemble_averages_its_identifiers_at_the_largest_input_size():
-    from types import SimpleNamespace
-
-    from vision.backends import ClassifierEnsemble
-
-    names = ["1B", "2B", "none"]
-    seen = []
-
-    def member(imgsz, probs):
-        def probabilities(crops):
-            seen.append((imgsz, [c.shape for c in crops]))
-            return np.array([probs] * len(crops), np.float32)
-
-        return SimpleNamespace(names=names, imgsz=imgsz, probabilities=probabilities)
-
-    ensemble = ClassifierEnsemble([member(128, [0.8, 0.2, 0.0]), member(160, [0.2, 0.6, 0.2])])
-    assert ensemble.imgsz == 160 and ensemble.names == names
-    crops = [np.zeros((160, 160, 3), np.uint8)] * 2
-    assert np.allclose(ensemble.probabilities(crops), [[0.5, 0.4, 0.1]] * 2)
-    assert [shapes for _, shapes in seen] == [[(160, 160, 3)] * 2] * 2
-    with pytest.raises(ValueError, match="same classes"):
-        ClassifierEnsemble([member(128, [1, 0, 0]), SimpleNamespace(names=["x"], imgsz=128)])
-
-
 def test_a_stale_export_is_not_used(tmp_path):
     """A `.pt` retrained after its export is run through ultralytics, not the old `.onnx`."""
     for name in ("detector", "identifier"):
