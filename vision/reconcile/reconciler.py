@@ -59,7 +59,7 @@ class ReconcileSettings:
     #: An alternative reading of the photos at least this likely, relative to the best one,
     #: makes the cards it changes uncertain (and is scored, to decide `determinate`), where it
     #: reads a box as another card. The identifier's odds between two cards are less sure than
-    #: right (fitted temperature about 0.6, models/README.md), so 0.1 here is about 0.02 in
+    #: right (fitted temperature about 0.8, models/README.md), so 0.1 here is about 0.05 in
     #: calibrated odds.
     uncertain_ratio: float = 0.1
     #: The same, where the alternative reads a box as no card or a box held to be no card as a
