@@ -124,6 +124,10 @@ def test_the_committed_onnx_files_are_the_export_of_the_committed_weights():
         )
         assert entry["sha256"] == sha256(MODELS / f"{name}.onnx")
         assert entry["source_sha256"] in card and entry["sha256"] in card
+    # The card's table lists exactly the recorded exports (no row of a model since removed).
+    from vision.export import with_export_section
+
+    assert with_export_section(card, record) == card
 
 
 @pytest.mark.parametrize("command", [["export"], ["train", "detector"], ["make-dataset"]])
